@@ -1,0 +1,59 @@
+#include "CCA/Components/LoadBalancers/SFCLoadBalancer.h"
+
+#include "Core/Util/Error.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+namespace tessera {
+
+std::string SFCLoadBalancer::name() const {
+  return std::string("sfc-") + curveName(m_curve);
+}
+
+std::vector<int> SFCLoadBalancer::curveOrder(const Level& level, Curve curve) {
+  const int bits = curveBits(level.patchLayout().maxComponent());
+  std::vector<std::pair<std::uint64_t, int>> keyed;
+  keyed.reserve(level.patches().size());
+  for (const Patch& patch : level.patches()) {
+    keyed.emplace_back(curveIndex(curve, patch.layoutIndex(), bits), patch.id());
+  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<int> order;
+  order.reserve(keyed.size());
+  for (const auto& entry : keyed)
+    order.push_back(entry.second);
+  return order;
+}
+
+std::vector<int> SFCLoadBalancer::assign(const Grid& grid, int numRanks) const {
+  TESSERA_REQUIRE_THROWS(numRanks >= 1, "cannot balance over " << numRanks << " ranks");
+  std::vector<int> owner(static_cast<std::size_t>(grid.numPatches()), -1);
+  for (int l = 0; l < grid.numLevels(); ++l) {
+    const Level& level = grid.level(l);
+    const std::int64_t totalCells = level.numCells();
+    // The cut below multiplies twice the cell count by the rank count in 64 bits.
+    TESSERA_REQUIRE_THROWS(totalCells <= std::numeric_limits<std::int64_t>::max() / 2 / numRanks,
+                           "level " << l << " has too many cells (" << totalCells
+                                    << ") to balance over " << numRanks << " ranks");
+    // A patch goes to the rank whose equal share of the curve holds the
+    // patch's middle cell. Midpoints grow along the curve, so ranks come out
+    // contiguous and in order, and each end of a rank's piece overhangs its
+    // share by at most half a patch: its cells are within one (largest)
+    // patch of totalCells / numRanks.
+    std::int64_t cellsBefore = 0;
+    for (const int id : curveOrder(level, m_curve)) {
+      const std::int64_t cells = level.patchById(id).numCells();
+      const std::int64_t twiceMiddle = 2 * cellsBefore + cells;
+      const std::int64_t rank = twiceMiddle * numRanks / (2 * totalCells);
+      owner[static_cast<std::size_t>(id)] =
+          static_cast<int>(std::clamp<std::int64_t>(rank, 0, numRanks - 1));
+      cellsBefore += cells;
+    }
+  }
+  return owner;
+}
+
+}  // namespace tessera

@@ -1,0 +1,7 @@
+# The load balancers' sources, relative to CCA/, for the CCA library to list.
+set(TESSERA_LOADBALANCER_SOURCES
+  Components/LoadBalancers/SpaceFillingCurve.cc
+  Components/LoadBalancers/SFCLoadBalancer.cc
+  Components/LoadBalancers/RoundRobinLoadBalancer.cc
+  Components/LoadBalancers/LoadBalancerFactory.cc
+)

@@ -1,0 +1,95 @@
+#pragma once
+// The task graph of one rank after compilation: detailed tasks (one task on
+// one patch, or one reduction), the ghost fills they need, and the batched
+// messages to and from other ranks. Plain data; MPIScheduler executes it.
+
+#include "CCA/Ports/Task.h"
+#include "Core/Grid/Box.h"
+#include "Core/Grid/VarLabel.h"
+
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+class Grid;
+class Patch;
+
+// One box of one variable moving from a source patch to a destination
+// patch's ghost cells (shifted by `offset` across periodic boundaries).
+struct GhostPiece {
+  const VarLabel* label = nullptr;
+  Task::WhichDW dw = Task::OldDW;
+  int sourcePatch = -1;
+  int destPatch = -1;
+  Box sourceBox;
+  IntVector offset;
+  std::size_t byteOffset = 0;  // where the piece sits in its message buffer
+
+  std::size_t bytes() const {
+    return static_cast<std::size_t>(sourceBox.volume()) * label->elementBytes();
+  }
+};
+
+// All the data one rank sends another in one dependency phase. Phase 0 is
+// the old warehouse (ready when the step starts); phase 1 + t is what task t
+// (in graph order) leaves in the new warehouse.
+struct Message {
+  int peer = -1;
+  int phase = 0;
+  int tag = 0;
+  std::vector<GhostPiece> pieces;
+  std::size_t bytes = 0;
+  // Sends: local detailed tasks that must finish before packing.
+  std::vector<int> producers;
+};
+
+// Filling the ghost cells of one variable on one local patch, once per execution.
+struct GhostFill {
+  const VarLabel* label = nullptr;
+  Task::WhichDW dw = Task::OldDW;
+  int patchId = -1;
+  int numGhost = 0;
+  std::vector<GhostPiece> localCopies;
+  // (receive message index, piece index) pairs that land in this variable.
+  std::vector<std::pair<int, int>> remotePieces;
+};
+
+struct DetailedTask {
+  enum class Kind { PatchTask, Reduction };
+  Kind kind = Kind::PatchTask;
+  int id = -1;
+  int taskIndex = -1;            // index into CompiledGraph::tasks
+  const Patch* patch = nullptr;  // PatchTask only
+  const VarLabel* reduction = nullptr;  // Reduction only
+  std::vector<int> predecessors;   // local detailed tasks that must finish first
+  std::vector<int> fills;          // ghost fills to perform before running
+  std::vector<int> sendsToRelease; // send messages this task helps produce
+  std::vector<int> contributors;   // Reduction only: local tasks that contribute
+
+  std::string describe(const std::vector<Task>& tasks) const;
+};
+
+struct CompiledGraph {
+  std::string name;
+  const Grid* grid = nullptr;
+  int rank = 0;
+  std::vector<Task> tasks;                   // in execution (topological) order
+  std::vector<DetailedTask> detailedTasks;   // in execution order
+  std::vector<GhostFill> fills;
+  std::vector<Message> sends;
+  std::vector<Message> receives;
+  // Per label: the most ghost layers any reader asks for (allocation hint).
+  std::map<const VarLabel*, int> ghostLayers;
+  // Labels the graph reads from the old warehouse (kept across the swap).
+  std::set<const VarLabel*> oldDWReads;
+  double compileSeconds = 0.0;
+
+  std::size_t bytesSent() const;
+  std::size_t bytesReceived() const;
+};
+
+}  // namespace tessera

@@ -1,0 +1,124 @@
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+
+#include <sstream>
+
+namespace tessera {
+
+OnDemandDataWarehouse::OnDemandDataWarehouse(std::string role, int timestep, double time, double delT)
+    : m_role(std::move(role)), m_timestep(timestep), m_time(time), m_delT(delT) {}
+
+std::string OnDemandDataWarehouse::name() const {
+  std::ostringstream out;
+  out << m_role << " (timestep " << m_timestep << ")";
+  return out.str();
+}
+
+std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::findGridVariable(const VarLabel* label,
+                                                                          const Patch& patch) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_grid.find({label, patch.id()});
+  return found == m_grid.end() ? nullptr : found->second;
+}
+
+void OnDemandDataWarehouse::putGridVariable(const VarLabel* label, const Patch& patch,
+                                            std::shared_ptr<GridVariableBase> var) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  const bool fresh = m_grid.emplace(Key{label, patch.id()}, std::move(var)).second;
+  TESSERA_REQUIRE_THROWS(fresh, "'" << label->name() << "' on " << patch << " is already in "
+                                    << m_role << " (timestep " << m_timestep
+                                    << "); use getModifiable to change it");
+}
+
+int OnDemandDataWarehouse::ghostLayersToAllocate(const VarLabel* label) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_ghostLayers.find(label);
+  return found == m_ghostLayers.end() ? 0 : found->second;
+}
+
+void OnDemandDataWarehouse::setGhostLayers(const std::map<const VarLabel*, int>& layers) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  for (const auto& [label, n] : layers) m_ghostLayers[label] = std::max(m_ghostLayers[label], n);
+}
+
+void OnDemandDataWarehouse::ensureGhostRoom(const VarLabel* label, const Patch& patch, int numGhost) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_grid.find({label, patch.id()});
+  TESSERA_REQUIRE_THROWS(found != m_grid.end(), "'" << label->name() << "' on " << patch
+                                                    << " is not in " << m_role << " (timestep "
+                                                    << m_timestep << ")");
+  const Box needed = patch.level().ghostedBox(patch, numGhost);
+  const auto& old = found->second;
+  if (old->box().contains(needed)) return;
+  auto grown = old->cloneEmpty(needed);
+  const Box keep = old->box().intersection(needed);
+  grown->copyFrom(*old, keep, IntVector{});
+  found->second = std::shared_ptr<GridVariableBase>(std::move(grown));
+}
+
+void OnDemandDataWarehouse::putReductionContribution(const VarLabel* label, int patchId,
+                                                     const std::byte* value) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto& slot = m_contributions[label][patchId];
+  TESSERA_REQUIRE_THROWS(slot.empty(), "patch " << patchId << " contributed twice to '"
+                                                << label->name() << "'");
+  slot.assign(value, value + label->elementBytes());
+}
+
+bool OnDemandDataWarehouse::reducedValue(const VarLabel* label, std::byte* out) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_reduced.find(label);
+  if (found == m_reduced.end()) return false;
+  std::copy(found->second.begin(), found->second.end(), out);
+  return true;
+}
+
+std::map<int, std::vector<std::byte>> OnDemandDataWarehouse::reductionContributions(
+    const VarLabel* label) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_contributions.find(label);
+  return found == m_contributions.end() ? std::map<int, std::vector<std::byte>>{} : found->second;
+}
+
+void OnDemandDataWarehouse::setReducedValue(const VarLabel* label, const std::byte* value) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_reduced[label].assign(value, value + label->elementBytes());
+}
+
+void OnDemandDataWarehouse::putPerPatchValue(const VarLabel* label, const Patch& patch,
+                                             std::any value) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_perPatch[{label, patch.id()}] = std::move(value);
+}
+
+std::any OnDemandDataWarehouse::perPatchValue(const VarLabel* label, const Patch& patch) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_perPatch.find({label, patch.id()});
+  return found == m_perPatch.end() ? std::any{} : found->second;
+}
+
+void OnDemandDataWarehouse::retainOnly(const std::set<const VarLabel*>& keep) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  for (auto it = m_grid.begin(); it != m_grid.end();) {
+    it = keep.count(it->first.first) ? std::next(it) : m_grid.erase(it);
+  }
+  for (auto it = m_perPatch.begin(); it != m_perPatch.end();) {
+    it = keep.count(it->first.first) ? std::next(it) : m_perPatch.erase(it);
+  }
+  m_contributions.clear();
+}
+
+std::vector<const VarLabel*> OnDemandDataWarehouse::gridLabels() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  std::vector<const VarLabel*> labels;
+  for (const auto& entry : m_grid) {
+    if (labels.empty() || labels.back() != entry.first.first) labels.push_back(entry.first.first);
+  }
+  return labels;
+}
+
+std::size_t OnDemandDataWarehouse::numGridVariables() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_grid.size();
+}
+
+}  // namespace tessera

@@ -1,0 +1,63 @@
+#pragma once
+// The data warehouse of one rank: variables keyed by (label, patch), created
+// on demand by the tasks that compute them. Thread-safe: tasks on several
+// threads may put and get at once.
+
+#include "CCA/Ports/DataWarehouse.h"
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+class OnDemandDataWarehouse final : public DataWarehouse {
+ public:
+  OnDemandDataWarehouse(std::string role, int timestep, double time, double delT);
+
+  std::string name() const override;
+  double time() const override { return m_time; }
+  double delT() const override { return m_delT; }
+  int timestep() const override { return m_timestep; }
+  // Renames the warehouse when it turns from new into old.
+  void setRole(std::string role) { m_role = std::move(role); }
+
+  std::shared_ptr<GridVariableBase> findGridVariable(const VarLabel* label,
+                                                     const Patch& patch) const override;
+  void putGridVariable(const VarLabel* label, const Patch& patch,
+                       std::shared_ptr<GridVariableBase> var) override;
+  int ghostLayersToAllocate(const VarLabel* label) const override;
+  void putReductionContribution(const VarLabel* label, int patchId, const std::byte* value) override;
+  bool reducedValue(const VarLabel* label, std::byte* out) const override;
+  void putPerPatchValue(const VarLabel* label, const Patch& patch, std::any value) override;
+  std::any perPatchValue(const VarLabel* label, const Patch& patch) const override;
+
+  // ---- runtime side ----
+  void setGhostLayers(const std::map<const VarLabel*, int>& layers);
+  // Grows the allocation of (label, patch) so `numGhost` layers fit, keeping its data.
+  void ensureGhostRoom(const VarLabel* label, const Patch& patch, int numGhost);
+  // This rank's contributions to a reduction, by patch id.
+  std::map<int, std::vector<std::byte>> reductionContributions(const VarLabel* label) const;
+  void setReducedValue(const VarLabel* label, const std::byte* value);
+  // Drops every variable whose label is not in `keep`.
+  void retainOnly(const std::set<const VarLabel*>& keep);
+  std::vector<const VarLabel*> gridLabels() const;
+  std::size_t numGridVariables() const;
+
+ private:
+  using Key = std::pair<const VarLabel*, int>;
+  std::string m_role;
+  int m_timestep;
+  double m_time;
+  double m_delT;
+  mutable std::mutex m_mutex;
+  std::map<Key, std::shared_ptr<GridVariableBase>> m_grid;
+  std::map<const VarLabel*, int> m_ghostLayers;
+  std::map<const VarLabel*, std::map<int, std::vector<std::byte>>> m_contributions;
+  std::map<const VarLabel*, std::vector<std::byte>> m_reduced;
+  std::map<Key, std::any> m_perPatch;
+};
+
+}  // namespace tessera

@@ -1,0 +1,24 @@
+#pragma once
+// Task-level analysis of a graph: who writes each variable of the new
+// warehouse, which task must run before which, and a deterministic
+// topological order. Errors name the tasks, the variable and the warehouse.
+
+#include "CCA/Ports/Task.h"
+
+#include <map>
+#include <vector>
+
+namespace tessera {
+
+struct TaskOrder {
+  // For each label of the new warehouse: the computing task, then the
+  // modifying tasks in the order they were added (indices into the task list).
+  std::map<const VarLabel*, std::vector<int>> writerChains;
+  // The order to run the tasks in (indices into the task list).
+  std::vector<int> order;
+};
+
+// Throws Error on a missing or duplicate producer, or a cycle.
+TaskOrder orderTasks(const std::vector<const Task*>& tasks);
+
+}  // namespace tessera

@@ -1,0 +1,192 @@
+#include "CCA/Components/SimulationController/SimulationController.h"
+
+#include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
+#include "CCA/Components/Schedulers/GraphvizWriter.h"
+#include "CCA/Components/Schedulers/MPIScheduler.h"
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Components/SimulationController/TimestepControl.h"
+#include "Core/Parallel/Communicator.h"
+#include "Core/ProblemSpec/DeckSchema.h"
+#include "Core/Util/Logger.h"
+#include "Core/Util/Timer.h"
+
+#include <fstream>
+#include <iomanip>
+#include <set>
+
+namespace tessera {
+
+namespace {
+
+std::string componentName(const ProblemSpec& deck) {
+  return deck.section("component").get<std::string>("name");
+}
+
+std::unique_ptr<Application> createComponent(const ProblemSpec& deck,
+                                             const ComponentRegistry& components,
+                                             ApplicationContext& context) {
+  const ProblemSpec section = deck.section("component");
+  const std::string name = section.get<std::string>("name");
+  if (!components.contains(name)) {
+    std::string known;
+    for (const std::string& n : components.names()) known += (known.empty() ? "" : ", ") + n;
+    throw section.errorAtValue("name", "unknown component '" + name + "' (known: " + known + ")");
+  }
+  return components.create(name, context);
+}
+
+Schema fullSchema(const ProblemSpec& deck, const Application& app) {
+  Schema schema = coreDeckSchema();
+  schema.section(componentName(deck), app.deckSchema());
+  return schema;
+}
+
+// Sums the digests of every local patch's interior over all ranks.
+std::vector<FieldDigest> digestFields(const Application& app, const Level& level,
+                                      const OnDemandDataWarehouse& dw,
+                                      const std::vector<int>& patchRanks, const Communicator& comm) {
+  std::vector<FieldDigest> digests;
+  for (const VarLabel* label : app.stateLabels()) {
+    std::uint64_t local = 0;
+    for (const Patch& patch : level.patches()) {
+      if (patchRanks[static_cast<std::size_t>(patch.id())] != comm.rank()) continue;
+      const auto var = dw.findGridVariable(label, patch);
+      TESSERA_REQUIRE_THROWS(var != nullptr, "state variable '" << label->name() << "' is missing on "
+                                                                << patch << " at the end of the run");
+      local += var->digest(patch.interior());
+    }
+    digests.push_back({label->name(), comm.allreduceSumWrapping(local)});
+  }
+  return digests;
+}
+
+SchedulerStats sumOverRanks(const SchedulerStats& mine, const Communicator& comm) {
+  SchedulerStats total = mine;
+  total.tasksRun = comm.allreduceSum(mine.tasksRun);
+  total.messagesSent = comm.allreduceSum(mine.messagesSent);
+  total.bytesSent = comm.allreduceSum(mine.bytesSent);
+  total.messagesReceived = comm.allreduceSum(mine.messagesReceived);
+  total.bytesReceived = comm.allreduceSum(mine.bytesReceived);
+  return total;
+}
+
+void writeTaskGraph(const std::string& file, const MPIScheduler& sched, const Grid& grid,
+                    const std::vector<int>& patchRanks, int numRanks) {
+  std::vector<CompiledGraph> perRank;
+  for (int r = 0; r < numRanks; ++r) perRank.push_back(sched.recordedGraph().compile(grid, patchRanks, r));
+  std::ofstream out(file);
+  if (!out) throw InputError("cannot write the task graph to '" + file + "'");
+  writeGraphviz(out, perRank);
+}
+
+}  // namespace
+
+SimulationController::SimulationController(ProblemSpec deck, const ComponentRegistry& components,
+                                           const Communicator& world, Logger& log)
+    : m_deck(std::move(deck)), m_components(components), m_world(world), m_log(log) {}
+
+void SimulationController::validate() const {
+  VarLabelRegistry labels;
+  ApplicationContext context{labels, m_log, m_world};
+  const auto app = createComponent(m_deck, m_components, context);
+  fullSchema(m_deck, *app).validate(m_deck);
+  Grid grid = Grid::fromDeck(m_deck.section("grid"));
+  app->problemSetup(m_deck, grid);
+  TimestepControl::fromDeck(m_deck.section("time"));
+  const auto scheduler = m_deck.findSection("scheduler");
+  const auto balancer = m_deck.findSection("load_balancer");
+  makeLoadBalancer(balancer ? balancer->get<std::string>("type", "sfc") : "sfc",
+                   balancer ? balancer->get<std::string>("curve", "hilbert") : "hilbert");
+  (void)scheduler;
+}
+
+RunResult SimulationController::run(const RunOptions& options) {
+  validate();
+  VarLabelRegistry labels;
+  ApplicationContext context{labels, m_log, m_world};
+  const auto app = createComponent(m_deck, m_components, context);
+  Grid grid = Grid::fromDeck(m_deck.section("grid"));
+  app->problemSetup(m_deck, grid);
+  TimestepControl control = TimestepControl::fromDeck(m_deck.section("time"));
+  if (options.maxTimesteps) control.maxTimesteps = options.maxTimesteps;
+  const auto schedulerSpec = m_deck.findSection("scheduler");
+  const bool rebuildEveryStep = schedulerSpec && schedulerSpec->get<bool>("rebuild_every_timestep", false);
+  const auto balancerSpec = m_deck.findSection("load_balancer");
+  const auto balancer = makeLoadBalancer(balancerSpec ? balancerSpec->get<std::string>("type", "sfc") : "sfc",
+                                         balancerSpec ? balancerSpec->get<std::string>("curve", "hilbert")
+                                                      : "hilbert");
+  const std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
+  const Level& level = grid.level(0);
+  m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
+             m_world.size(), " rank(s), load balancer ", balancer->name());
+
+  MPIScheduler sched(m_world);
+  auto oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", 0, control.initTime, 0.0);
+  auto newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, control.initTime, 0.0);
+
+  sched.beginGraph("initialize");
+  app->scheduleInitialize(level, sched);
+  app->scheduleComputeStableTimestep(level, sched);
+  const CompiledGraph initGraph = sched.compile(grid, patchRanks);
+  sched.execute(initGraph, *oldDW, *newDW);
+
+  // The timestep graph is compiled once and reused while the grid and the
+  // load balance stay as they are.
+  sched.beginGraph("timestep");
+  app->scheduleTimeAdvance(level, sched);
+  app->scheduleComputeStableTimestep(level, sched);
+  CompiledGraph stepGraph = sched.compile(grid, patchRanks);
+  m_log.info("timestep graph: ", stepGraph.tasks.size(), " tasks, ", stepGraph.detailedTasks.size(),
+             " detailed tasks, ", stepGraph.sends.size(), " sends and ", stepGraph.receives.size(),
+             " receives on rank 0; compiled in ", std::setprecision(3), stepGraph.compileSeconds * 1e3, " ms");
+  if (!options.taskGraphFile.empty() && m_world.isRoot()) {
+    writeTaskGraph(options.taskGraphFile, sched, grid, patchRanks, m_world.size());
+    m_log.info("wrote the timestep graph to ", options.taskGraphFile);
+  }
+
+  std::set<const VarLabel*> keep(stepGraph.oldDWReads.begin(), stepGraph.oldDWReads.end());
+  for (const VarLabel* label : app->stateLabels()) keep.insert(label);
+
+  RunResult result;
+  double time = control.initTime;
+  int step = 0;
+  const Timer loopTimer;
+  while (!control.finished(time, step)) {
+    const Timer stepTimer;
+    const double stable =
+        newDW->getReduction<MinVariable<double>>(app->stableTimestepLabel()).get();
+    const double delT = control.nextDelT(stable, time, step);
+    const double next = control.advance(time, delT);
+    oldDW = std::move(newDW);
+    oldDW->setRole("OldDW");
+    oldDW->retainOnly(keep);
+    newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", step + 1, next, delT);
+    if (rebuildEveryStep) {
+      stepGraph = sched.compile(grid, patchRanks);
+      m_log.debug("recompiled the timestep graph in ", stepGraph.compileSeconds * 1e3, " ms");
+    }
+    sched.execute(stepGraph, *oldDW, *newDW);
+    time = next;
+    ++step;
+    m_log.info("timestep ", std::setw(5), step, "  time ", std::scientific, std::setprecision(6), time,
+               "  delt ", std::setprecision(4), delT, std::defaultfloat, "  wall ", std::fixed,
+               std::setprecision(4), stepTimer.seconds(), " s", std::defaultfloat);
+  }
+  result.wallSeconds = m_world.allreduceMax(loopTimer.seconds());
+  result.timesteps = step;
+  result.time = time;
+  result.cellUpdates = level.numCells() * step;
+
+  sched.beginGraph("analysis");
+  app->scheduleAnalysis(level, sched);
+  if (!sched.recordedGraph().empty()) {
+    OnDemandDataWarehouse scratch("AnalysisDW", step, time, 0.0);
+    sched.execute(sched.compile(grid, patchRanks), *newDW, scratch);
+    result.analysis = app->analysisResults(scratch);
+  }
+  result.digests = digestFields(*app, level, *newDW, patchRanks, m_world);
+  result.stats = sumOverRanks(sched.stats(), m_world);
+  return result;
+}
+
+}  // namespace tessera

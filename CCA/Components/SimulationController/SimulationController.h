@@ -1,0 +1,56 @@
+#pragma once
+// Runs a simulation from a deck: validates it, builds the grid and the load
+// balance, lets the component schedule its tasks, and drives the time loop.
+
+#include "CCA/Components/Parent/ComponentRegistry.h"
+#include "CCA/Components/Schedulers/SchedulerStats.h"
+#include "Core/ProblemSpec/ProblemSpec.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+class Communicator;
+class Logger;
+
+struct RunOptions {
+  std::optional<int> maxTimesteps;  // overrides time.max_timesteps
+  std::string taskGraphFile;        // write the timestep graph as DOT here
+};
+
+struct FieldDigest {
+  std::string name;
+  std::uint64_t digest = 0;
+};
+
+struct RunResult {
+  int timesteps = 0;
+  double time = 0.0;
+  double wallSeconds = 0.0;       // the time loop
+  std::int64_t cellUpdates = 0;   // cells x timesteps
+  std::vector<FieldDigest> digests;
+  std::vector<std::pair<std::string, double>> analysis;
+  SchedulerStats stats;           // summed over ranks
+};
+
+class SimulationController {
+ public:
+  SimulationController(ProblemSpec deck, const ComponentRegistry& components,
+                       const Communicator& world, Logger& log);
+
+  // Checks the whole deck (core sections and the component's own) without running.
+  void validate() const;
+  RunResult run(const RunOptions& options);
+
+ private:
+  ProblemSpec m_deck;
+  const ComponentRegistry& m_components;
+  const Communicator& m_world;
+  Logger& m_log;
+};
+
+}  // namespace tessera

@@ -1,0 +1,71 @@
+#pragma once
+// The hooks a simulation component implements. The runtime calls
+// problemSetup once, then asks for tasks; it never calls the physics directly.
+
+#include "CCA/Ports/DataWarehouse.h"
+#include "CCA/Ports/Scheduler.h"
+#include "Core/Grid/Grid.h"
+#include "Core/ProblemSpec/ProblemSpec.h"
+#include "Core/ProblemSpec/Schema.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+class Communicator;
+class Logger;
+
+// What the runtime lends a component for its lifetime.
+struct ApplicationContext {
+  VarLabelRegistry& labels;
+  Logger& log;
+  const Communicator& comm;
+};
+
+class Application {
+ public:
+  explicit Application(ApplicationContext& context) : m_context(context) {}
+  virtual ~Application() = default;
+  Application(const Application&) = delete;
+  Application& operator=(const Application&) = delete;
+
+  // The schema of the component's own deck section (a top-level section
+  // named after the component), validated with the rest of the deck.
+  virtual Schema deckSchema() const { return Schema(); }
+  // Reads the component's parameters; may check the grid against them.
+  virtual void problemSetup(const ProblemSpec& deck, Grid& grid) = 0;
+
+  virtual void scheduleInitialize(const Level& level, Scheduler& sched) = 0;
+  // Re-creates state that is not a grid variable after a restart.
+  virtual void scheduleRestartInitialize(const Level& level, Scheduler& sched) {
+    (void)level;
+    (void)sched;
+  }
+  // Computes stableTimestepLabel() (a MinVariable<double>) in the new warehouse.
+  virtual void scheduleComputeStableTimestep(const Level& level, Scheduler& sched) = 0;
+  virtual void scheduleTimeAdvance(const Level& level, Scheduler& sched) = 0;
+  // Diagnostics of the final state (e.g. errors against an exact solution).
+  virtual void scheduleAnalysis(const Level& level, Scheduler& sched) {
+    (void)level;
+    (void)sched;
+  }
+
+  virtual const VarLabel* stableTimestepLabel() const = 0;
+  // The cell variables that make up the state: digested, saved and restored.
+  virtual std::vector<const VarLabel*> stateLabels() const = 0;
+  // Named numbers reported at the end, read from the analysis tasks' results.
+  virtual std::vector<std::pair<std::string, double>> analysisResults(const DataWarehouse& dw) const {
+    (void)dw;
+    return {};
+  }
+
+ protected:
+  ApplicationContext& context() const { return m_context; }
+
+ private:
+  ApplicationContext& m_context;
+};
+
+}  // namespace tessera

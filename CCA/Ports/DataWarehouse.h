@@ -1,0 +1,139 @@
+#pragma once
+// The data warehouse: where a timestep's variables live, keyed by (label,
+// patch). Each step has an old warehouse (last step's results, read-only) and
+// a new one (this step's results). Tasks reach both through this port; the
+// typed calls below sit on a small type-erased core that warehouses implement.
+
+#include "Core/Grid/Ghost.h"
+#include "Core/Grid/Level.h"
+#include "Core/Grid/Patch.h"
+#include "Core/Grid/VarLabel.h"
+#include "Core/Grid/Variables/CCVariable.h"
+#include "Core/Grid/Variables/PerPatch.h"
+#include "Core/Grid/Variables/ReductionVariable.h"
+#include "Core/Util/Error.h"
+
+#include <any>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <typeinfo>
+
+namespace tessera {
+
+class DataWarehouse {
+ public:
+  virtual ~DataWarehouse() = default;
+
+  // "OldDW (timestep 3)" and the like, for error messages.
+  virtual std::string name() const = 0;
+  // The simulation time of the data held here.
+  virtual double time() const = 0;
+  // The step that leads from the previous warehouse to this one (0 initially).
+  virtual double delT() const = 0;
+  virtual int timestep() const = 0;
+
+  // ---- cell-centred variables ----
+  // Read access; with ghosts, the ghost cells have been filled by the runtime.
+  template <class T>
+  ConstCCVariable<T> get(const VarLabel* label, const Patch& patch, Ghost::Type ghost = Ghost::None,
+                         int numGhost = 0) const {
+    const auto var = typedGridVariable<T>(label, patch, "get");
+    const Box needed = patch.level().ghostedBox(patch, ghost == Ghost::None ? 0 : numGhost);
+    TESSERA_REQUIRE_THROWS(var->box().contains(needed),
+                           "'" << label->name() << "' on " << patch << " in " << name()
+                               << " holds " << var->box() << " but " << numGhost
+                               << " ghost layers need " << needed
+                               << " (did the task declare the ghost cells in requiresVar?)");
+    return ConstCCVariable<T>(*var);
+  }
+
+  // Creates the variable on `patch` (interior plus extra cells, plus ghost
+  // room for later readers) and returns it for writing.
+  template <class T>
+  CCVariable<T> allocateAndPut(const VarLabel* label, const Patch& patch) {
+    checkType<CCVariable<T>>(label, "allocateAndPut");
+    const Box box = patch.level().ghostedBox(patch, ghostLayersToAllocate(label));
+    auto var = std::make_shared<CCVariable<T>>(box, label->name());
+    putGridVariable(label, patch, var);
+    return *var;
+  }
+
+  // Write access to a variable computed earlier in this warehouse.
+  template <class T>
+  CCVariable<T> getModifiable(const VarLabel* label, const Patch& patch) {
+    return *typedGridVariable<T>(label, patch, "getModifiable");
+  }
+
+  bool exists(const VarLabel* label, const Patch& patch) const {
+    return findGridVariable(label, patch) != nullptr;
+  }
+
+  // ---- reduction variables ----
+  // This patch's contribution; the runtime combines all of them.
+  template <class T, template <class> class Op>
+  void put(const ReductionVariable<T, Op>& contribution, const VarLabel* label, const Patch& patch) {
+    checkType<ReductionVariable<T, Op>>(label, "put");
+    const T value = contribution.get();
+    putReductionContribution(label, patch.id(), reinterpret_cast<const std::byte*>(&value));
+  }
+  // The combined value over all patches and ranks.
+  template <class V>
+  V getReduction(const VarLabel* label) const {
+    checkType<V>(label, "getReduction");
+    typename V::value_type value{};
+    TESSERA_REQUIRE_THROWS(reducedValue(label, reinterpret_cast<std::byte*>(&value)),
+                           "reduction '" << label->name() << "' has not been reduced in " << name());
+    return V(value);
+  }
+
+  // ---- per-patch variables ----
+  template <class T>
+  void put(const PerPatch<T>& value, const VarLabel* label, const Patch& patch) {
+    checkType<PerPatch<T>>(label, "put");
+    putPerPatchValue(label, patch, std::any(value.get()));
+  }
+  template <class T>
+  PerPatch<T> getPerPatch(const VarLabel* label, const Patch& patch) const {
+    checkType<PerPatch<T>>(label, "getPerPatch");
+    const std::any value = perPatchValue(label, patch);
+    TESSERA_REQUIRE_THROWS(value.has_value(), "per-patch '" << label->name() << "' on " << patch
+                                                            << " is not in " << name());
+    return PerPatch<T>(std::any_cast<T>(value));
+  }
+
+  // ---- the type-erased core ----
+  // nullptr when absent.
+  virtual std::shared_ptr<GridVariableBase> findGridVariable(const VarLabel* label,
+                                                             const Patch& patch) const = 0;
+  virtual void putGridVariable(const VarLabel* label, const Patch& patch,
+                               std::shared_ptr<GridVariableBase> var) = 0;
+  // How many ghost layers the scheduled readers of `label` need.
+  virtual int ghostLayersToAllocate(const VarLabel* label) const = 0;
+  virtual void putReductionContribution(const VarLabel* label, int patchId,
+                                        const std::byte* value) = 0;
+  // False until the runtime has combined the contributions.
+  virtual bool reducedValue(const VarLabel* label, std::byte* out) const = 0;
+  virtual void putPerPatchValue(const VarLabel* label, const Patch& patch, std::any value) = 0;
+  virtual std::any perPatchValue(const VarLabel* label, const Patch& patch) const = 0;
+
+ private:
+  template <class V>
+  void checkType(const VarLabel* label, const char* call) const {
+    TESSERA_REQUIRE_THROWS(label != nullptr, call << " with a null label in " << name());
+    TESSERA_REQUIRE_THROWS(label->type() == typeid(V),
+                           call << " of '" << label->name() << "' as " << V::typeName()
+                                << " but it is a " << label->typeName());
+  }
+  template <class T>
+  std::shared_ptr<CCVariable<T>> typedGridVariable(const VarLabel* label, const Patch& patch,
+                                                   const char* call) const {
+    checkType<CCVariable<T>>(label, call);
+    auto var = std::dynamic_pointer_cast<CCVariable<T>>(findGridVariable(label, patch));
+    TESSERA_REQUIRE_THROWS(var != nullptr, call << ": '" << label->name() << "' on " << patch
+                                                << " is not in " << name());
+    return var;
+  }
+};
+
+}  // namespace tessera

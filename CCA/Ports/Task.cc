@@ -1,0 +1,49 @@
+#include "CCA/Ports/Task.h"
+
+#include "Core/Util/Error.h"
+
+namespace tessera {
+
+const char* dwName(Task::WhichDW dw) { return dw == Task::OldDW ? "OldDW" : "NewDW"; }
+
+Task::Task(std::string name, Callback callback, Kind kind)
+    : m_name(std::move(name)), m_callback(std::move(callback)), m_kind(kind) {
+  TESSERA_REQUIRE_THROWS(!m_name.empty(), "a task needs a name");
+  TESSERA_REQUIRE_THROWS(static_cast<bool>(m_callback), "task '" << m_name << "' has no callback");
+}
+
+Task& Task::requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost, int numGhost) {
+  TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' requires a null label");
+  TESSERA_REQUIRE_THROWS(numGhost >= 0, "task '" << m_name << "' asks for " << numGhost
+                                                 << " ghost layers of '" << label->name() << "'");
+  TESSERA_REQUIRE_THROWS(ghost == Ghost::AroundCells || numGhost == 0,
+                         "task '" << m_name << "' asks for ghost layers of '" << label->name()
+                                  << "' with Ghost::None");
+  TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered || numGhost == 0,
+                         "task '" << m_name << "': only cell variables have ghost cells ('"
+                                  << label->name() << "' is " << varKindName(label->kind()) << ")");
+  m_dependencies.push_back({Access::Requires, dw, label, ghost, ghost == Ghost::None ? 0 : numGhost});
+  return *this;
+}
+
+Task& Task::computesVar(const VarLabel* label) {
+  TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' computes a null label");
+  m_dependencies.push_back({Access::Computes, NewDW, label, Ghost::None, 0});
+  return *this;
+}
+
+Task& Task::modifiesVar(const VarLabel* label) {
+  TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' modifies a null label");
+  TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered,
+                         "task '" << m_name << "' modifies '" << label->name()
+                                  << "': only cell variables can be modified in place");
+  m_dependencies.push_back({Access::Modifies, NewDW, label, Ghost::None, 0});
+  return *this;
+}
+
+Task& Task::setKind(Kind kind) {
+  m_kind = kind;
+  return *this;
+}
+
+}  // namespace tessera

@@ -1,0 +1,38 @@
+#include "Core/Grid/Box.h"
+
+namespace tessera {
+
+std::vector<Box> difference(const Box& a, const Box& b) {
+  std::vector<Box> pieces;
+  const Box overlap = a.intersection(b);
+  if (overlap.empty()) {
+    if (!a.empty()) pieces.push_back(a);
+    return pieces;
+  }
+  // Peel slabs off `a` axis by axis; what remains shrinks to the overlap.
+  Box rest = a;
+  for (int axis = 0; axis < 3; ++axis) {
+    IntVector lo = rest.lo();
+    IntVector hi = rest.hi();
+    if (rest.lo()[axis] < overlap.lo()[axis]) {
+      IntVector sliceHi = hi;
+      sliceHi[axis] = overlap.lo()[axis];
+      pieces.emplace_back(lo, sliceHi);
+      lo[axis] = overlap.lo()[axis];
+    }
+    if (overlap.hi()[axis] < rest.hi()[axis]) {
+      IntVector sliceLo = lo;
+      sliceLo[axis] = overlap.hi()[axis];
+      pieces.emplace_back(sliceLo, hi);
+      hi[axis] = overlap.hi()[axis];
+    }
+    rest = Box(lo, hi);
+  }
+  return pieces;
+}
+
+std::ostream& operator<<(std::ostream& out, const Box& b) {
+  return out << '[' << b.lo() << ", " << b.hi() << ')';
+}
+
+}  // namespace tessera

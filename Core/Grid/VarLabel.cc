@@ -1,0 +1,54 @@
+#include "Core/Grid/VarLabel.h"
+
+#include "Core/Util/Error.h"
+
+namespace tessera {
+
+const char* varKindName(VarKind kind) {
+  switch (kind) {
+    case VarKind::CellCentered: return "cell-centred";
+    case VarKind::Reduction: return "reduction";
+    case VarKind::PerPatch: return "per-patch";
+  }
+  return "unknown";
+}
+
+VarLabel::VarLabel(std::string name, std::type_index type, std::string typeName, VarKind kind,
+                   std::size_t elementBytes, ReductionOps reduction)
+    : m_name(std::move(name)),
+      m_type(type),
+      m_typeName(std::move(typeName)),
+      m_kind(kind),
+      m_elementBytes(elementBytes),
+      m_reduction(std::move(reduction)) {}
+
+const VarLabel* VarLabelRegistry::createLabel(const std::string& name, std::type_index type,
+                                              const std::string& typeName, VarKind kind,
+                                              std::size_t bytes, ReductionOps ops) {
+  TESSERA_REQUIRE_THROWS(!name.empty(), "a variable label needs a name");
+  auto found = m_labels.find(name);
+  if (found != m_labels.end()) {
+    TESSERA_REQUIRE_THROWS(found->second->type() == type,
+                           "variable '" << name << "' is already registered as "
+                                        << found->second->typeName() << "; cannot register it again as "
+                                        << typeName);
+    return found->second.get();
+  }
+  auto label = std::make_unique<VarLabel>(name, type, typeName, kind, bytes, std::move(ops));
+  const VarLabel* raw = label.get();
+  m_labels.emplace(name, std::move(label));
+  return raw;
+}
+
+const VarLabel* VarLabelRegistry::find(const std::string& name) const {
+  auto found = m_labels.find(name);
+  return found == m_labels.end() ? nullptr : found->second.get();
+}
+
+std::vector<const VarLabel*> VarLabelRegistry::all() const {
+  std::vector<const VarLabel*> labels;
+  for (const auto& entry : m_labels) labels.push_back(entry.second.get());
+  return labels;
+}
+
+}  // namespace tessera

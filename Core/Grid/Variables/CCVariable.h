@@ -1,0 +1,148 @@
+#pragma once
+// A cell-centred variable on one patch: a Kokkos allocation over the patch's
+// cells grown by ghost layers (and extra cells), indexed by global (i, j, k).
+// Copies share the allocation (View semantics).
+
+#include "Core/Grid/Box.h"
+#include "Core/Grid/Variables/CellArray.h"
+#include "Core/Grid/Variables/FieldDigest.h"
+#include "Core/Grid/Variables/GridVariableBase.h"
+#include "Core/Grid/Variables/TypeName.h"
+#include "Core/Grid/VarLabel.h"
+#include "Core/Util/Error.h"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstring>
+#include <string>
+
+namespace tessera {
+
+template <class T>
+class CCVariable : public GridVariableBase {
+ public:
+  using value_type = T;
+  using MemorySpace = Kokkos::DefaultExecutionSpace::memory_space;
+  static constexpr VarKind kind = VarKind::CellCentered;
+  static std::string typeName() { return "CCVariable<" + TypeName<T>::get() + ">"; }
+
+  CCVariable() = default;
+  // Allocates without initialising: allocation then works from any thread
+  // (Kokkos 3.4's OpenMP backend refuses initialising kernels off the master thread).
+  explicit CCVariable(const Box& box, const std::string& label = "CCVariable")
+      : m_box(box),
+        m_data(Kokkos::view_alloc(label, Kokkos::WithoutInitializing),
+               static_cast<std::size_t>(box.empty() ? 0 : box.volume())) {}
+
+  bool allocated() const { return m_data.is_allocated(); }
+  Box box() const override { return m_box; }
+  std::size_t bytesPerCell() const override { return sizeof(T); }
+
+  CellArray<T> array() const { return CellArray<T>(m_data.data(), m_box); }
+  CellArray<const T> constArray() const { return CellArray<const T>(m_data.data(), m_box); }
+
+  // Host access by global cell (the OpenMP and Serial spaces share host memory;
+  // a device build copies through a mirror instead).
+  T& operator()(int i, int j, int k) const { return hostArray()(i, j, k); }
+  T& operator()(const IntVector& c) const { return hostArray()(c); }
+
+  // Sets every cell with a kernel; call from the thread that owns Kokkos.
+  void fill(const T& value) const {
+    const CellArray<T> a = array();
+    const std::int64_t n = m_box.volume();
+    T* data = a.data();
+    Kokkos::parallel_for(
+        "CCVariable::fill", Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace>(0, n),
+        KOKKOS_LAMBDA(const std::int64_t idx) { data[idx] = value; });
+    Kokkos::fence();
+  }
+
+  void pack(const Box& region, std::byte* out) const override {
+    checkInside(region, "pack");
+    const CellArray<T> a = hostArray();
+    const int rowCells = region.size().x;
+    std::size_t offset = 0;
+    for (int k = region.lo().z; k < region.hi().z; ++k)
+      for (int j = region.lo().y; j < region.hi().y; ++j) {
+        std::memcpy(out + offset, &a(region.lo().x, j, k), rowCells * sizeof(T));
+        offset += rowCells * sizeof(T);
+      }
+  }
+
+  void unpack(const Box& region, const std::byte* in) override {
+    checkInside(region, "unpack");
+    const CellArray<T> a = hostArray();
+    const int rowCells = region.size().x;
+    std::size_t offset = 0;
+    for (int k = region.lo().z; k < region.hi().z; ++k)
+      for (int j = region.lo().y; j < region.hi().y; ++j) {
+        std::memcpy(&a(region.lo().x, j, k), in + offset, rowCells * sizeof(T));
+        offset += rowCells * sizeof(T);
+      }
+  }
+
+  void copyFrom(const GridVariableBase& source, const Box& sourceRegion,
+                const IntVector& offset) override {
+    const auto* typed = dynamic_cast<const CCVariable<T>*>(&source);
+    TESSERA_REQUIRE_THROWS(typed != nullptr, "copyFrom between variables of different types");
+    TESSERA_REQUIRE_THROWS(typed->box().contains(sourceRegion) &&
+                               m_box.contains(sourceRegion.shift(offset)),
+                           "copy of " << sourceRegion << " + " << offset << " from " << typed->box()
+                                      << " to " << m_box << " leaves the allocations");
+    const CellArray<const T> from = typed->hostArray();
+    const CellArray<T> to = hostArray();
+    const int rowCells = sourceRegion.size().x;
+    for (int k = sourceRegion.lo().z; k < sourceRegion.hi().z; ++k)
+      for (int j = sourceRegion.lo().y; j < sourceRegion.hi().y; ++j) {
+        std::memcpy(&to(sourceRegion.lo().x + offset.x, j + offset.y, k + offset.z),
+                    &from(sourceRegion.lo().x, j, k), rowCells * sizeof(T));
+      }
+  }
+
+  std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const override {
+    return std::make_unique<CCVariable<T>>(box, m_data.label());
+  }
+
+  std::uint64_t digest(const Box& region) const override {
+    checkInside(region, "digest");
+    const CellArray<const T> a = hostArray();
+    std::uint64_t sum = 0;
+    region.forEachCell([&](const IntVector& c) { sum += cellDigest(c, valueBits(a(c))); });
+    return sum;
+  }
+
+ private:
+  CellArray<T> hostArray() const {
+    static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible,
+                  "host access to a device-only variable needs a mirror");
+    return array();
+  }
+  void checkInside(const Box& region, const char* what) const {
+    TESSERA_REQUIRE_THROWS(m_box.contains(region),
+                           what << " of " << region << " outside the allocation " << m_box);
+  }
+
+  Box m_box;
+  Kokkos::View<T*, MemorySpace> m_data;
+};
+
+// Read-only access to a cell variable, as the data warehouse hands out for
+// requiresVar: shares the allocation but offers no way to write.
+template <class T>
+class ConstCCVariable {
+ public:
+  using value_type = T;
+  ConstCCVariable() = default;
+  explicit ConstCCVariable(const CCVariable<T>& var) : m_var(var) {}
+
+  Box box() const { return m_var.box(); }
+  CellArray<const T> array() const { return m_var.constArray(); }
+  const T& operator()(int i, int j, int k) const { return m_var(i, j, k); }
+  const T& operator()(const IntVector& c) const { return m_var(c); }
+  std::uint64_t digest(const Box& region) const { return m_var.digest(region); }
+
+ private:
+  CCVariable<T> m_var;
+};
+
+}  // namespace tessera

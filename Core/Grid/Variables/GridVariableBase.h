@@ -1,0 +1,33 @@
+#pragma once
+// What the runtime needs of any cell variable without knowing its value type:
+// its box, and packing boxes of cells to bytes (for messages and archives).
+
+#include "Core/Grid/Box.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace tessera {
+
+class GridVariableBase {
+ public:
+  virtual ~GridVariableBase() = default;
+
+  // The cells this variable holds (interior, ghosts and extra cells).
+  virtual Box box() const = 0;
+  virtual std::size_t bytesPerCell() const = 0;
+  // Copies the cells of `region` (inside box()) to `out`, x fastest.
+  virtual void pack(const Box& region, std::byte* out) const = 0;
+  // Writes `region` from `in`, the inverse of pack.
+  virtual void unpack(const Box& region, const std::byte* in) = 0;
+  // Copies `sourceRegion` of `source` to `sourceRegion.shift(offset)` here.
+  virtual void copyFrom(const GridVariableBase& source, const Box& sourceRegion,
+                        const IntVector& offset) = 0;
+  // A new variable of the same type over `box`, uninitialised.
+  virtual std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const = 0;
+  // Order-independent digest of the cells in `region` (see FieldDigest.h).
+  virtual std::uint64_t digest(const Box& region) const = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,34 @@
+#pragma once
+// Owns the process-wide runtimes, MPI and Kokkos, for the lifetime of one
+// object (like Kokkos::ScopeGuard). Everything that holds a Kokkos View must
+// be destroyed before it.
+
+#include "Core/Parallel/Communicator.h"
+
+namespace tessera {
+
+struct EnvironmentOptions {
+  // Threads of the Kokkos OpenMP space; 0 leaves the choice to Kokkos/OMP_NUM_THREADS.
+  int numThreads = 0;
+  // The MPI thread level needed; Environment fails if MPI provides less.
+  int mpiThreadLevel = MPI_THREAD_FUNNELED;
+};
+
+class Environment {
+ public:
+  Environment(int& argc, char**& argv, const EnvironmentOptions& options);
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+  ~Environment();
+
+  const Communicator& world() const { return m_world; }
+  int mpiThreadLevel() const { return m_providedThreadLevel; }
+
+ private:
+  bool m_ownsMpi = false;
+  bool m_ownsKokkos = false;
+  int m_providedThreadLevel = MPI_THREAD_SINGLE;
+  Communicator m_world;
+};
+
+}  // namespace tessera

@@ -1,0 +1,115 @@
+#include "Core/ProblemSpec/DeckSchema.h"
+
+namespace tessera {
+
+namespace {
+
+using VT = ValueType;
+
+Schema metaSchema() {
+  return Schema("Free-form facts about the run")
+      .optional("title", VT::String, "a one-line description of the run");
+}
+
+Schema componentSchema() {
+  return Schema("The simulation component to run")
+      .required("name", VT::String, "the component's registered name, e.g. burgers");
+}
+
+Schema timeSchema() {
+  return Schema("Simulated time and time-step control")
+      .required("max_time", VT::Double, "stop when simulated time reaches this")
+      .range("max_time", 0)
+      .optional("init_time", VT::Double, "simulated time at the first step")
+      .range("init_time", 0)
+      .optional("max_timesteps", VT::Int, "stop after this many steps")
+      .range("max_timesteps", 0)
+      .optional("delt_min", VT::Double, "abort if the stable step falls below this")
+      .greaterThan("delt_min", 0)
+      .optional("delt_max", VT::Double, "upper limit on the time step")
+      .greaterThan("delt_max", 0)
+      .optional("delt_init", VT::Double, "the first time step")
+      .greaterThan("delt_init", 0)
+      .optional("timestep_multiplier", VT::Double, "safety factor on the stable step")
+      .greaterThan("timestep_multiplier", 0, 1e6);
+}
+
+Schema levelSchema() {
+  return Schema("The single level's domain and layout")
+      .required("lower", VT::Vector3, "lower corner of the domain")
+      .required("upper", VT::Vector3, "upper corner of the domain")
+      .required("resolution", VT::IntVector, "number of cells along each axis")
+      .range("resolution", 1)
+      .optional("patches", VT::IntVector, "number of patches along each axis")
+      .range("patches", 1)
+      .optional("extra_cells", VT::IntVector, "boundary cells outside the domain on each side")
+      .range("extra_cells", 0, 8)
+      .optional("periodic", VT::BoolVector3, "periodicity along each axis");
+}
+
+Schema gridSchema() {
+  return Schema("The computational grid").section("level", levelSchema(), true);
+}
+
+Schema schedulerSchema() {
+  return Schema("How tasks are run")
+      .optional("type", VT::String, "host, sync or async")
+      .oneOf("type", {"host", "sync", "async"})
+      .optional("rebuild_every_timestep", VT::Bool, "recompile the task graph each step")
+      .optional("device_threads", VT::Int, "threads feeding the device")
+      .range("device_threads", 1)
+      .optional("scratchpad_bytes", VT::Int, "per-team scratch memory")
+      .range("scratchpad_bytes", 64)
+      .optional("tile", VT::TileSpec, "kernel tile size, or auto")
+      .range("tile", 1)
+      .optional("watchdog_seconds", VT::Double, "report a task stuck longer than this")
+      .greaterThan("watchdog_seconds", 0);
+}
+
+Schema loadBalancerSchema() {
+  return Schema("How patches are assigned to ranks")
+      .optional("type", VT::String, "sfc or round_robin")
+      .oneOf("type", {"sfc", "round_robin"})
+      .optional("curve", VT::String, "space-filling curve for sfc")
+      .oneOf("curve", {"hilbert", "morton"});
+}
+
+Schema outputSchema() {
+  return Schema("Data archive output")
+      .optional("dir", VT::String, "archive directory")
+      .optional("interval", VT::Double, "simulated time between outputs")
+      .greaterThan("interval", 0)
+      .optional("timestep_interval", VT::Int, "steps between outputs")
+      .range("timestep_interval", 1)
+      .optional("save", VT::StringList, "variable labels to save")
+      .optional("output_initial", VT::Bool, "write the initial state")
+      .optional("output_last", VT::Bool, "write the final state");
+}
+
+Schema checkpointSchema() {
+  return Schema("Restart checkpoints")
+      .optional("interval", VT::Double, "simulated time between checkpoints")
+      .greaterThan("interval", 0)
+      .optional("timestep_interval", VT::Int, "steps between checkpoints")
+      .range("timestep_interval", 1)
+      .optional("walltime_interval", VT::Double, "wall-clock seconds between checkpoints")
+      .greaterThan("walltime_interval", 0)
+      .optional("cycle", VT::Int, "number of checkpoints kept")
+      .range("cycle", 1);
+}
+
+}  // namespace
+
+Schema coreDeckSchema() {
+  return Schema("A Tessera input deck")
+      .section("meta", metaSchema())
+      .section("component", componentSchema(), true)
+      .section("time", timeSchema(), true)
+      .section("grid", gridSchema(), true)
+      .section("scheduler", schedulerSchema())
+      .section("load_balancer", loadBalancerSchema())
+      .section("output", outputSchema())
+      .section("checkpoint", checkpointSchema());
+}
+
+}  // namespace tessera

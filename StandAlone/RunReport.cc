@@ -1,0 +1,29 @@
+#include "StandAlone/RunReport.h"
+
+#include <cstdio>
+#include <iomanip>
+
+namespace tessera {
+
+void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
+  const double perStep = result.timesteps > 0 ? result.wallSeconds / result.timesteps : 0.0;
+  const double rate = result.wallSeconds > 0.0 ? result.cellUpdates / result.wallSeconds : 0.0;
+  const auto& s = result.stats;
+  out << "summary: " << result.timesteps << " timesteps to time " << std::setprecision(9)
+      << result.time << " on " << numRanks << " rank(s)\n"
+      << std::setprecision(4) << "  wall time " << result.wallSeconds << " s, " << perStep * 1e3
+      << " ms per timestep, " << std::scientific << std::setprecision(3) << rate
+      << " cell updates per second\n"
+      << std::defaultfloat << "  tasks run " << s.tasksRun << ", reductions " << s.reductions
+      << ", messages sent " << s.messagesSent << " (" << s.bytesSent << " bytes)\n";
+  for (const auto& [name, value] : result.analysis) {
+    out << name << ": " << std::scientific << std::setprecision(6) << value << std::defaultfloat << "\n";
+  }
+  for (const FieldDigest& field : result.digests) {
+    char hex[32];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(field.digest));
+    out << "digest " << field.name << " " << hex << "\n";
+  }
+}
+
+}  // namespace tessera

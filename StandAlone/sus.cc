@@ -1,0 +1,94 @@
+// sus: runs a Tessera simulation described by a YAML input deck.
+//   sus [options] deck.yaml
+// Exit codes: 0 success, 1 bad input (deck, options), 2 runtime failure.
+
+#include "CCA/Components/Parent/ComponentRegistry.h"
+#include "CCA/Components/SimulationController/SimulationController.h"
+#include "Components/RegisterComponents.h"
+#include "Core/Parallel/Environment.h"
+#include "Core/ProblemSpec/ProblemSpec.h"
+#include "Core/Util/Error.h"
+#include "Core/Util/Logger.h"
+#include "StandAlone/RunReport.h"
+#include "StandAlone/Version.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace {
+
+constexpr int kExitSuccess = 0;
+constexpr int kExitBadInput = 1;
+constexpr int kExitRuntimeFailure = 2;
+
+struct Options {
+  std::string deck;
+  bool validateOnly = false;
+  bool quiet = false;
+  int maxTimesteps = -1;
+  int threads = 0;
+  std::string taskGraphFile;
+  std::string logLevel = "info";
+};
+
+int runSus(const Options& options, const tessera::Communicator& world) {
+  using namespace tessera;
+  Logger log(world.rank(), options.quiet ? LogLevel::Warning : parseLogLevel(options.logLevel), std::cout);
+  ComponentRegistry components;
+  registerComponents(components);
+  SimulationController controller(ProblemSpec::fromFile(options.deck), components, world, log);
+  if (options.validateOnly) {
+    controller.validate();
+    if (world.isRoot()) std::cout << options.deck << ": valid\n";
+    return kExitSuccess;
+  }
+  RunOptions run;
+  if (options.maxTimesteps >= 0) run.maxTimesteps = options.maxTimesteps;
+  run.taskGraphFile = options.taskGraphFile;
+  const RunResult result = controller.run(run);
+  if (world.isRoot()) printRunReport(std::cout, result, world.size());
+  return kExitSuccess;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sus: run a Tessera simulation from a YAML input deck", "sus"};
+  Options options;
+  app.add_option("deck", options.deck, "the input deck (YAML)")->check(CLI::ExistingFile);
+  app.add_flag("--validate", options.validateOnly, "check the deck and exit (0 valid, 1 not)");
+  app.add_option("--max-timesteps", options.maxTimesteps, "stop after N timesteps")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--emit-taskgraph", options.taskGraphFile,
+                 "write the compiled timestep graph as GraphViz DOT");
+  app.add_option("--threads", options.threads, "Kokkos threads per rank (default: OMP_NUM_THREADS)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--log-level", options.logLevel, "error, warning, info or debug")
+      ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
+  app.add_flag("--quiet", options.quiet, "print only warnings, errors and the final report");
+  app.set_version_flag("--version", std::string("sus (Tessera) ") + tessera::kVersion);
+  try {
+    app.parse(argc, argv);
+    if (options.deck.empty()) throw CLI::RequiredError("deck");
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitSuccess : kExitBadInput;
+  }
+
+  tessera::EnvironmentOptions environmentOptions;
+  environmentOptions.numThreads = options.threads;
+  tessera::Environment env(argc, argv, environmentOptions);
+  const tessera::Communicator& world = env.world();
+  try {
+    return runSus(options, world);
+  } catch (const tessera::InputError& e) {
+    // Input errors are found identically on every rank: one report suffices.
+    if (world.isRoot()) std::cerr << "sus: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "sus: runtime failure on rank " << world.rank() << ": " << e.what() << "\n";
+    if (world.size() > 1) MPI_Abort(world.get(), kExitRuntimeFailure);
+    return kExitRuntimeFailure;
+  }
+}

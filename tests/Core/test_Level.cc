@@ -1,0 +1,182 @@
+#include "Core/Grid/Grid.h"
+#include "Core/Grid/Level.h"
+#include "Core/Util/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using namespace tessera;
+
+namespace {
+LevelSpec makeSpec(IntVector resolution, IntVector patches, IntVector extra = {},
+                   std::array<bool, 3> periodic = {false, false, false}) {
+  LevelSpec spec;
+  spec.resolution = resolution;
+  spec.patches = patches;
+  spec.extraCells = extra;
+  spec.periodic = periodic;
+  return spec;
+}
+}  // namespace
+
+TEST(Level, UnevenLayoutSplitsAsFloorOfProportion) {
+  const Level level(0, makeSpec({10, 7, 1}, {3, 2, 1}), 0);
+  ASSERT_EQ(level.numPatches(), 6);
+  // 10 cells over 3 patches: [0,3) [3,6) [6,10); 7 over 2: [0,3) [3,7).
+  EXPECT_EQ(level.patches()[0].interior(), Box({0, 0, 0}, {3, 3, 1}));
+  EXPECT_EQ(level.patches()[1].interior(), Box({3, 0, 0}, {6, 3, 1}));
+  EXPECT_EQ(level.patches()[2].interior(), Box({6, 0, 0}, {10, 3, 1}));
+  EXPECT_EQ(level.patches()[5].interior(), Box({6, 3, 0}, {10, 7, 1}));
+  std::int64_t cells = 0;
+  std::set<IntVector> seen;
+  for (const Patch& p : level.patches()) {
+    cells += p.numCells();
+    p.interior().forEachCell([&](const IntVector& c) { EXPECT_TRUE(seen.insert(c).second); });
+  }
+  EXPECT_EQ(cells, level.numCells());
+}
+
+TEST(Level, PatchIdsAndLayoutIndices) {
+  Grid grid;
+  grid.addLevel(makeSpec({8, 8, 8}, {2, 2, 2}));
+  const Level& level = grid.level(0);
+  for (int id = 0; id < 8; ++id) {
+    const Patch& p = grid.patchById(id);
+    EXPECT_EQ(p.id(), id);
+    EXPECT_EQ(p.layoutIndex(), (IntVector{id % 2, (id / 2) % 2, id / 4}));
+    EXPECT_EQ(&p.level(), &level);
+  }
+  EXPECT_EQ(grid.numPatches(), 8);
+  EXPECT_THROW(grid.patchById(8), Error);
+  EXPECT_THROW(grid.level(1), Error);
+}
+
+TEST(Level, GeometryAndBoundaryFaces) {
+  LevelSpec spec = makeSpec({10, 20, 5}, {2, 1, 1}, {1, 2, 0}, {false, false, true});
+  spec.lower = {0.0, -1.0, 2.0};
+  spec.upper = {1.0, 1.0, 3.0};
+  const Level level(0, spec, 0);
+  const Patch& left = level.patches()[0];
+  const Patch& right = level.patches()[1];
+  EXPECT_DOUBLE_EQ(left.spacing().x, 0.1);
+  EXPECT_DOUBLE_EQ(left.spacing().y, 0.1);
+  EXPECT_DOUBLE_EQ(left.spacing().z, 0.2);
+  const Vector3 centre = left.cellCentre({0, 0, 0});
+  EXPECT_DOUBLE_EQ(centre.x, 0.05);
+  EXPECT_DOUBLE_EQ(centre.y, -0.95);
+  EXPECT_DOUBLE_EQ(centre.z, 2.1);
+  EXPECT_TRUE(left.hasBoundaryCondition(Face::XMinus));
+  EXPECT_FALSE(left.hasBoundaryCondition(Face::XPlus));
+  EXPECT_TRUE(right.hasBoundaryCondition(Face::XPlus));
+  EXPECT_TRUE(left.hasBoundaryCondition(Face::YMinus));
+  EXPECT_TRUE(left.onDomainEdge(Face::ZMinus));
+  EXPECT_FALSE(left.hasBoundaryCondition(Face::ZMinus));  // periodic
+  EXPECT_EQ(left.extraCells(Face::XMinus), 1);
+  EXPECT_EQ(left.extraCells(Face::XPlus), 0);
+  EXPECT_EQ(left.extraCells(Face::YPlus), 2);
+  EXPECT_EQ(left.extendedBox(), Box({-1, -2, 0}, {5, 22, 5}));
+  EXPECT_EQ(left.extraCellBox(Face::XMinus), Box({-1, -2, 0}, {0, 22, 5}));
+  EXPECT_TRUE(left.extraCellBox(Face::XPlus).empty());
+  EXPECT_EQ(level.extendedCellBox(), Box({-1, -2, 0}, {11, 22, 5}));
+}
+
+TEST(Level, NeighbourLookupWrapsOnlyPeriodicAxes) {
+  const Level level(0, makeSpec({6, 6, 6}, {3, 2, 1}, {}, {true, false, false}), 0);
+  const Patch& p = level.patches()[0];  // layout (0,0,0)
+  ASSERT_NE(p.neighbour({-1, 0, 0}), nullptr);
+  EXPECT_EQ(p.neighbour({-1, 0, 0})->layoutIndex(), (IntVector{2, 0, 0}));
+  EXPECT_EQ(p.neighbour({1, 1, 0})->layoutIndex(), (IntVector{1, 1, 0}));
+  EXPECT_EQ(p.neighbour({0, -1, 0}), nullptr);
+  EXPECT_EQ(p.neighbour({0, 0, 1}), nullptr);
+}
+
+TEST(Level, InvalidSpecsAreInputErrors) {
+  EXPECT_THROW(Level(0, makeSpec({4, 4, 4}, {5, 1, 1}), 0), InputError);
+  EXPECT_THROW(Level(0, makeSpec({4, 0, 4}, {1, 1, 1}), 0), InputError);
+  EXPECT_THROW(Level(0, makeSpec({4, 4, 4}, {1, 1, 1}, {1, 1, 1}, {true, false, false}), 0),
+               InputError);
+  LevelSpec flipped = makeSpec({4, 4, 4}, {1, 1, 1});
+  flipped.upper = {1.0, -1.0, 1.0};
+  EXPECT_THROW(Level(0, flipped, 0), InputError);
+}
+
+namespace {
+// Checks that the ghost regions of every patch cover each of its ghost cells
+// exactly once, with the value of the cell they wrap to.
+void expectGhostCoverage(const Level& level, int numGhost) {
+  const Box domain = level.extendedCellBox();
+  for (const Patch& patch : level.patches()) {
+    const Box ghosted = level.ghostedBox(patch, numGhost);
+    std::map<IntVector, int> hits;
+    for (const GhostRegion& region : level.ghostRegions(patch, numGhost)) {
+      ASSERT_NE(region.source, nullptr);
+      EXPECT_TRUE(region.source->extendedBox().contains(region.sourceBox));
+      region.sourceBox.forEachCell([&](const IntVector& src) {
+        const IntVector dst = src + region.offset;
+        ++hits[dst];
+        // The destination wraps back onto the source cell.
+        IntVector wrapped = dst;
+        for (int axis = 0; axis < 3; ++axis) {
+          if (level.periodic(axis)) {
+            const int n = level.resolution()[axis];
+            wrapped[axis] = ((dst[axis] % n) + n) % n;
+          }
+        }
+        EXPECT_EQ(wrapped, src);
+      });
+    }
+    const Box own = patch.extendedBox();
+    std::int64_t expected = 0;
+    ghosted.forEachCell([&](const IntVector& c) {
+      if (own.contains(c)) {
+        EXPECT_EQ(hits.count(c), 0u) << "own cell " << c << " listed as ghost";
+        return;
+      }
+      bool inside = true;
+      for (int axis = 0; axis < 3; ++axis) {
+        if (!level.periodic(axis) && (c[axis] < domain.lo()[axis] || c[axis] >= domain.hi()[axis]))
+          inside = false;
+      }
+      if (!inside) return;
+      ++expected;
+      EXPECT_EQ(hits[c], 1) << "ghost cell " << c << " of " << patch << " with " << numGhost
+                            << " layers";
+    });
+    EXPECT_EQ(static_cast<std::int64_t>(hits.size()), expected);
+  }
+}
+}  // namespace
+
+TEST(Level, GhostRegionsNonPeriodicCoverEveryGhostOnce) {
+  expectGhostCoverage(Level(0, makeSpec({10, 7, 5}, {3, 2, 2}), 0), 1);
+  expectGhostCoverage(Level(0, makeSpec({10, 7, 5}, {3, 2, 2}, {1, 1, 1}), 0), 1);
+  expectGhostCoverage(Level(0, makeSpec({10, 7, 5}, {3, 2, 2}, {1, 1, 1}), 0), 2);
+}
+
+TEST(Level, GhostRegionsPeriodicOneAndTwoLayers) {
+  for (int layers : {1, 2}) {
+    expectGhostCoverage(Level(0, makeSpec({6, 5, 4}, {2, 2, 2}, {}, {true, true, true}), 0), layers);
+    expectGhostCoverage(Level(0, makeSpec({10, 6, 4}, {3, 1, 2}, {0, 1, 0}, {true, false, true}), 0),
+                        layers);
+    // One patch along a periodic axis: it is its own neighbour.
+    expectGhostCoverage(Level(0, makeSpec({4, 4, 4}, {1, 1, 1}, {}, {true, true, true}), 0), layers);
+  }
+}
+
+TEST(Level, GhostRegionsIncludeEdgesAndCorners) {
+  const Level level(0, makeSpec({4, 4, 4}, {2, 2, 2}), 0);
+  const Patch& p = level.patches()[0];
+  std::set<int> sources;
+  for (const GhostRegion& r : level.ghostRegions(p, 1)) sources.insert(r.source->id());
+  EXPECT_EQ(sources, (std::set<int>{1, 2, 3, 4, 5, 6, 7}));  // faces, edges and the corner
+}
+
+TEST(Level, GhostLayersDeeperThanAPatchReachFurtherPatches) {
+  const Level level(0, makeSpec({6, 1, 1}, {6, 1, 1}), 0);
+  std::set<int> sources;
+  for (const GhostRegion& r : level.ghostRegions(level.patches()[2], 2)) sources.insert(r.source->id());
+  EXPECT_EQ(sources, (std::set<int>{0, 1, 3, 4}));
+  expectGhostCoverage(level, 2);
+}

@@ -1,0 +1,64 @@
+#include "Core/Parallel/Communicator.h"
+#include "Core/Util/Logger.h"
+#include "Core/Util/Timer.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <thread>
+
+using namespace tessera;
+
+TEST(Logger, RankZeroPrintsUpToItsThreshold) {
+  std::ostringstream out;
+  Logger log(0, LogLevel::Info, out);
+  log.info("step ", 3, " dt=", 0.5);
+  log.debug("hidden");
+  log.warning("careful");
+  EXPECT_EQ(out.str(), "[INFO] step 3 dt=0.5\n[WARN] careful\n");
+}
+
+TEST(Logger, OtherRanksAreQuietExceptForErrors) {
+  std::ostringstream out;
+  Logger log(3, LogLevel::Debug, out);
+  log.info("not shown");
+  log.warning("not shown either");
+  log.error("broken");
+  EXPECT_EQ(out.str(), "[ERROR r3] broken\n");
+  std::ostringstream all;
+  Logger loud(2, LogLevel::Info, all, /*allRanks=*/true);
+  loud.info("hello");
+  EXPECT_EQ(all.str(), "[INFO r2] hello\n");
+}
+
+TEST(Logger, ParsesLevels) {
+  EXPECT_EQ(parseLogLevel("debug"), LogLevel::Debug);
+  EXPECT_EQ(parseLogLevel("error"), LogLevel::Error);
+  EXPECT_THROW(parseLogLevel("loud"), InputError);
+}
+
+TEST(Timer, MeasuresElapsedTime) {
+  Timer timer;
+  double accumulated = 0.0;
+  {
+    ScopedTimer scope(accumulated);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GT(accumulated, 0.0);
+  EXPECT_GE(timer.seconds(), accumulated);
+}
+
+TEST(Communicator, DuplicateHasSameShapeAsWorld) {
+  const Communicator world = Communicator::borrow(MPI_COMM_WORLD);
+  Communicator dup = Communicator::duplicate(MPI_COMM_WORLD);
+  EXPECT_EQ(dup.rank(), world.rank());
+  EXPECT_EQ(dup.size(), world.size());
+  const Communicator moved = std::move(dup);
+  EXPECT_EQ(dup.get(), MPI_COMM_NULL);
+  EXPECT_EQ(moved.allreduceSum(std::int64_t{1}), world.size());
+  EXPECT_EQ(moved.allreduceMin(static_cast<double>(world.rank())), 0.0);
+  EXPECT_EQ(moved.allreduceMax(static_cast<double>(world.rank())), world.size() - 1.0);
+  const auto gathered = moved.allgather(2.0 * world.rank());
+  ASSERT_EQ(static_cast<int>(gathered.size()), world.size());
+  for (int r = 0; r < world.size(); ++r) EXPECT_EQ(gathered[static_cast<std::size_t>(r)], 2.0 * r);
+}

@@ -1,0 +1,157 @@
+#include "Core/Grid/Level.h"
+#include "Core/Grid/VarLabel.h"
+#include "Core/Grid/Variables/CCVariable.h"
+#include "Core/Grid/Variables/PerPatch.h"
+#include "Core/Grid/Variables/ReductionVariable.h"
+#include "Core/Parallel/LoopHelpers.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace tessera;
+
+TEST(CCVariable, IndexedByGlobalCellsIncludingGhosts) {
+  const Box interior({4, 0, 2}, {8, 3, 5});
+  CCVariable<double> var(interior.grow(1));
+  EXPECT_EQ(var.box(), Box({3, -1, 1}, {9, 4, 6}));
+  var.box().forEachCell([&](const IntVector& c) { var(c) = c.x + 100.0 * c.y + 10000.0 * c.z; });
+  EXPECT_DOUBLE_EQ(var(3, -1, 1), 3 - 100 + 10000);
+  EXPECT_DOUBLE_EQ(var(8, 3, 5), 8 + 300 + 50000);
+  // x is the fastest index in memory.
+  EXPECT_EQ(&var(4, 0, 2) + 1, &var(5, 0, 2));
+  EXPECT_EQ(&var(3, 0, 2) + var.box().size().x, &var(3, 1, 2));
+  const ConstCCVariable<double> readOnly(var);
+  EXPECT_DOUBLE_EQ(readOnly(5, 1, 3), var(5, 1, 3));
+  EXPECT_EQ(readOnly.array().data(), var.array().data());  // shares the allocation
+}
+
+TEST(CCVariable, KernelWritesMatchHostLoop) {
+  const Box box({-1, -1, -1}, {9, 7, 5});
+  CCVariable<double> var(box);
+  var.fill(-1.0);
+  const CellArray<double> a = var.array();
+  const Box inner = box.grow(-1);
+  parallelFor("test", inner, KOKKOS_LAMBDA(int i, int j, int k) { a(i, j, k) = i * j - k; });
+  Kokkos::fence();
+  box.forEachCell([&](const IntVector& c) {
+    const double expected = inner.contains(c) ? c.x * c.y - c.z : -1.0;
+    EXPECT_EQ(var(c), expected) << c;
+  });
+}
+
+TEST(CCVariable, ReduceOverBoxMatchesHostLoop) {
+  const Box box({0, 0, 0}, {5, 4, 3});
+  double sum = 0.0;
+  parallelReduce(
+      "sum", box, KOKKOS_LAMBDA(int i, int j, int k, double& acc) { acc += i + 10 * j + 100 * k; },
+      Kokkos::Sum<double>(sum));
+  double expected = 0.0;
+  box.forEachCell([&](const IntVector& c) { expected += c.x + 10 * c.y + 100 * c.z; });
+  EXPECT_EQ(sum, expected);
+}
+
+TEST(CCVariable, PackUnpackAndCopyRoundTrip) {
+  const Box box({0, 0, 0}, {4, 4, 4});
+  CCVariable<double> src(box);
+  box.forEachCell([&](const IntVector& c) { src(c) = 1.0 + box.linearIndex(c); });
+  const Box region({1, 2, 0}, {3, 4, 2});
+  std::vector<std::byte> bytes(static_cast<std::size_t>(region.volume()) * src.bytesPerCell());
+  src.pack(region, bytes.data());
+  CCVariable<double> dst(box);
+  dst.fill(0.0);
+  dst.unpack(region, bytes.data());
+  box.forEachCell([&](const IntVector& c) {
+    EXPECT_EQ(dst(c), region.contains(c) ? src(c) : 0.0) << c;
+  });
+  CCVariable<double> shifted(box.shift({10, 0, 0}));
+  shifted.fill(0.0);
+  shifted.copyFrom(src, region, {10, 0, 0});
+  region.forEachCell([&](const IntVector& c) { EXPECT_EQ(shifted(c + IntVector{10, 0, 0}), src(c)); });
+  EXPECT_THROW(dst.pack(box.grow(1), bytes.data()), Error);
+  EXPECT_THROW(shifted.copyFrom(src, region, {0, 0, 0}), Error);
+}
+
+TEST(CCVariable, DigestIsOrderIndependentAndSensitive) {
+  const Box box({0, 0, 0}, {6, 5, 4});
+  CCVariable<double> whole(box);
+  box.forEachCell([&](const IntVector& c) { whole(c) = 0.5 * c.x - c.y + 0.25 * c.z; });
+  // The digest of a split equals the digest of the whole.
+  const Box left({0, 0, 0}, {2, 5, 4});
+  const Box right({2, 0, 0}, {6, 5, 4});
+  CCVariable<double> rightCopy(right.grow(1));
+  rightCopy.copyFrom(whole, right, {0, 0, 0});
+  EXPECT_EQ(whole.digest(left) + rightCopy.digest(right), whole.digest(box));
+  // One flipped bit changes it, and so does moving a value to another cell.
+  const std::uint64_t before = whole.digest(box);
+  whole(3, 2, 1) = std::nextafter(whole(3, 2, 1), 1e9);
+  EXPECT_NE(whole.digest(box), before);
+  CCVariable<double> swapped(box);
+  box.forEachCell([&](const IntVector& c) { swapped(c) = 1.0; });
+  const std::uint64_t ones = swapped.digest(box);
+  swapped(0, 0, 0) = 2.0;
+  const std::uint64_t a = swapped.digest(box);
+  swapped(0, 0, 0) = 1.0;
+  swapped(1, 0, 0) = 2.0;
+  EXPECT_NE(a, swapped.digest(box));
+  EXPECT_NE(a, ones);
+}
+
+TEST(ReductionVariable, MinMaxSumOps) {
+  MinVariable<double> lo;
+  MaxVariable<double> hi;
+  SumVariable<double> sum;
+  for (double v : {3.0, -1.5, 7.25, 0.0}) {
+    lo.reduce(v);
+    hi.reduce(v);
+    sum.reduce(v);
+  }
+  EXPECT_EQ(lo.get(), -1.5);
+  EXPECT_EQ(hi.get(), 7.25);
+  EXPECT_EQ(sum.get(), 8.75);
+  // The identity leaves any contribution unchanged.
+  MinVariable<int> empty;
+  empty.reduce(MinVariable<int>(42));
+  EXPECT_EQ(empty.get(), 42);
+  MaxVariable<double> negative;
+  negative.reduce(-1e300);
+  EXPECT_EQ(negative.get(), -1e300);
+  EXPECT_EQ(SumVariable<int>().get(), 0);
+}
+
+TEST(PerPatch, HoldsAValue) {
+  PerPatch<int> p(5);
+  EXPECT_EQ(p.get(), 5);
+  p.set(-2);
+  EXPECT_EQ(p.get(), -2);
+}
+
+TEST(VarLabelRegistry, SameNameSameTypeIsOneLabel) {
+  VarLabelRegistry registry;
+  const VarLabel* u = registry.create<CCVariable<double>>("u");
+  EXPECT_EQ(registry.create<CCVariable<double>>("u"), u);
+  EXPECT_EQ(u->name(), "u");
+  EXPECT_EQ(u->kind(), VarKind::CellCentered);
+  EXPECT_EQ(u->typeName(), "CCVariable<double>");
+  EXPECT_EQ(u->elementBytes(), sizeof(double));
+  const VarLabel* dt = registry.create<MinVariable<double>>("delT");
+  EXPECT_EQ(dt->kind(), VarKind::Reduction);
+  EXPECT_EQ(dt->typeName(), "ReductionVariable<double, min>");
+  EXPECT_EQ(registry.find("delT"), dt);
+  EXPECT_EQ(registry.find("nope"), nullptr);
+  EXPECT_EQ(registry.all().size(), 2u);
+}
+
+TEST(VarLabelRegistry, SameNameOtherTypeIsAnError) {
+  VarLabelRegistry registry;
+  registry.create<CCVariable<double>>("u");
+  try {
+    registry.create<CCVariable<float>>("u");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CCVariable<double>"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CCVariable<float>"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(registry.create<MaxVariable<double>>("u"), Error);
+  EXPECT_THROW(registry.create<SumVariable<double>>(""), Error);
+}
