@@ -30,6 +30,7 @@ struct Options {
   int threads = 0;
   std::string taskGraphFile;
   std::string logLevel = "info";
+  std::vector<std::string> overrides;
 };
 
 int runSus(const Options& options, const tessera::Communicator& world) {
@@ -37,7 +38,15 @@ int runSus(const Options& options, const tessera::Communicator& world) {
   Logger log(world.rank(), options.quiet ? LogLevel::Warning : parseLogLevel(options.logLevel), std::cout);
   ComponentRegistry components;
   registerComponents(components);
-  SimulationController controller(ProblemSpec::fromFile(options.deck), components, world, log);
+  ProblemSpec deck = ProblemSpec::fromFile(options.deck);
+  for (const std::string& assignment : options.overrides) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw InputError("--set expects KEY.PATH=VALUE, got '" + assignment + "'");
+    }
+    deck = deck.withOverride(assignment.substr(0, equals), assignment.substr(equals + 1));
+  }
+  SimulationController controller(deck, components, world, log);
   if (options.validateOnly) {
     controller.validate();
     if (world.isRoot()) std::cout << options.deck << ": valid\n";
@@ -66,6 +75,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--log-level", options.logLevel, "error, warning, info or debug")
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
+  app.add_option("--set", options.overrides,
+                 "override a deck value, e.g. --set grid.level.patches=[4,2,2] (repeatable)")
+      ->allow_extra_args(false);
   app.add_flag("--quiet", options.quiet, "print only warnings, errors and the final report");
   app.set_version_flag("--version", std::string("sus (Tessera) ") + tessera::kVersion);
   try {

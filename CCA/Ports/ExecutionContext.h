@@ -27,6 +27,15 @@ class ExecutionContext {
     tessera::parallelFor(m_label, m_space, box, body);
   }
 
+  // body(i) for begin <= i < end: loops over one axis.
+  template <class Body>
+  void parallelFor(int begin, int end, const Body& body) {
+    if (end <= begin) return;
+    ++m_kernels;
+    Kokkos::parallel_for(m_label, Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace, Kokkos::IndexType<int>>(m_space, begin, end),
+                         body);
+  }
+
   // body(i, j, k, accumulator) reduced with a Kokkos reducer; blocks for the result.
   template <class Body, class Reducer>
   void parallelReduce(const Box& box, const Body& body, const Reducer& reducer) {

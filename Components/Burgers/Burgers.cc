@@ -85,23 +85,44 @@ void Burgers::initialize(const Patch& patch, const DataWarehouse&, DataWarehouse
   });
 }
 
+PhiProfiles Burgers::phiProfiles(const Patch& patch, const Box& box, double t,
+                                 ExecutionContext& exec) const {
+  PhiProfiles profiles;
+  profiles.lo = box.lo();
+  const Vector3 lo = patch.level().spec().lower;
+  const Vector3 dx = patch.spacing();
+  const double nu = m_viscosity;
+  Kokkos::View<double*>* tables[3] = {&profiles.x, &profiles.y, &profiles.z};
+  for (int axis = 0; axis < 3; ++axis) {
+    const Kokkos::View<double*> table(Kokkos::view_alloc("Burgers::phi", Kokkos::WithoutInitializing),
+                                      static_cast<std::size_t>(box.size()[axis]));
+    const int first = box.lo()[axis];
+    const double origin = lo[axis];
+    const double h = dx[axis];
+    exec.parallelFor(first, box.hi()[axis], KOKKOS_LAMBDA(int i) {
+      table(i - first) = phi(origin + (i + 0.5) * h, t, nu);
+    });
+    *tables[axis] = table;
+  }
+  return profiles;
+}
+
 void Burgers::computeStableTimestep(const Patch& patch, const DataWarehouse&, DataWarehouse& newDW,
                                     ExecutionContext& exec) const {
   // The bound is taken cell by cell: its minimum over the level does not
   // depend on how the level is cut into patches.
-  const Vector3 lo = patch.level().spec().lower;
   const Vector3 dx = patch.spacing();
   const double t = newDW.time();
   const double nu = m_viscosity;
   const double diffusion = 2.0 * nu * (1.0 / (dx.x * dx.x) + 1.0 / (dx.y * dx.y) + 1.0 / (dx.z * dx.z));
+  const PhiProfiles p = phiProfiles(patch, patch.interior(), t, exec);
   double stable = 0.0;
   exec.parallelReduce(
       patch.interior(),
       KOKKOS_LAMBDA(int i, int j, int k, double& smallest) {
         using Kokkos::Experimental::fabs;
-        const double advection = fabs(phi(lo.x + (i + 0.5) * dx.x, t, nu)) / dx.x +
-                                 fabs(phi(lo.y + (j + 0.5) * dx.y, t, nu)) / dx.y +
-                                 fabs(phi(lo.z + (k + 0.5) * dx.z, t, nu)) / dx.z;
+        const double advection =
+            fabs(p.atX(i)) / dx.x + fabs(p.atY(j)) / dx.y + fabs(p.atZ(k)) / dx.z;
         const double bound = 1.0 / (advection + diffusion);
         if (bound < smallest) smallest = bound;
       },
@@ -114,15 +135,14 @@ void Burgers::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWa
   const CellArray<const double> u = oldDW.get<double>(m_u, patch, Ghost::AroundCells, 1).array();
   const CCVariable<double> next = newDW.allocateAndPut<double>(m_u, patch);
   const CellArray<double> unew = next.array();
-  const Vector3 lo = patch.level().spec().lower;
   const Vector3 dx = patch.spacing();
-  const double t = oldDW.time();
   const double dt = newDW.delT();
   const double nu = m_viscosity;
+  const PhiProfiles p = phiProfiles(patch, patch.interior(), oldDW.time(), exec);
   exec.parallelFor(patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
-    const double px = phi(lo.x + (i + 0.5) * dx.x, t, nu);
-    const double py = phi(lo.y + (j + 0.5) * dx.y, t, nu);
-    const double pz = phi(lo.z + (k + 0.5) * dx.z, t, nu);
+    const double px = p.atX(i);
+    const double py = p.atY(j);
+    const double pz = p.atZ(k);
     const double c = u(i, j, k);
     // phi > 0, so the upwind differences look backwards.
     const double advection = px * (c - u(i - 1, j, k)) / dx.x + py * (c - u(i, j - 1, k)) / dx.y +

@@ -7,7 +7,20 @@
 
 #include "CCA/Ports/Application.h"
 
+#include <Kokkos_Core.hpp>
+
 namespace tessera {
+
+// phi(x, t), phi(y, t) and phi(z, t) tabulated at cell centres: phi depends on
+// one coordinate only, so a line of evaluations serves a whole box of cells.
+struct PhiProfiles {
+  Kokkos::View<double*> x, y, z;
+  IntVector lo;
+
+  KOKKOS_INLINE_FUNCTION double atX(int i) const { return x(i - lo.x); }
+  KOKKOS_INLINE_FUNCTION double atY(int j) const { return y(j - lo.y); }
+  KOKKOS_INLINE_FUNCTION double atZ(int k) const { return z(k - lo.z); }
+};
 
 class Burgers final : public Application {
  public:
@@ -36,6 +49,8 @@ class Burgers final : public Application {
                    ExecutionContext& exec) const;
   void computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                      ExecutionContext& exec) const;
+  // phi at time t at the cell centres of `box`, one table per axis.
+  PhiProfiles phiProfiles(const Patch& patch, const Box& box, double t, ExecutionContext& exec) const;
   // Sets the extra cells of `u` to the exact solution at time t.
   void applyBoundaryConditions(const Patch& patch, const CCVariable<double>& u, double t,
                                ExecutionContext& exec) const;

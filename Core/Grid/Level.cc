@@ -1,7 +1,6 @@
 #include "Core/Grid/Level.h"
 
 #include "Core/ProblemSpec/ProblemSpec.h"
-#include "Core/ProblemSpec/DeckError.h"
 #include "Core/Util/Error.h"
 
 #include <sstream>
@@ -20,34 +19,42 @@ LevelSpec LevelSpec::fromDeck(const ProblemSpec& level) {
   spec.patches = level.get<IntVector>("patches", spec.patches);
   spec.extraCells = level.get<IntVector>("extra_cells", spec.extraCells);
   spec.periodic = level.get<std::array<bool, 3>>("periodic", spec.periodic);
-  try {
-    spec.check();
-  } catch (const InputError& e) {
-    throw DeckError(level.file(), level.line(), level.column(), level.path(), e.what());
-  }
+  if (const auto problem = spec.problem()) throw level.errorAtValue(problem->first, problem->second);
   return spec;
 }
 
-void LevelSpec::check() const {
-  std::ostringstream problem;
+std::optional<std::pair<std::string, std::string>> LevelSpec::problem() const {
   for (int axis = 0; axis < 3; ++axis) {
+    std::ostringstream message;
+    std::string key;
     if (!(upper[axis] > lower[axis])) {
-      problem << "upper must exceed lower along " << axisName(axis) << " (lower " << lower[axis]
+      key = "upper";
+      message << "upper must exceed lower along " << axisName(axis) << " (lower " << lower[axis]
               << ", upper " << upper[axis] << ")";
     } else if (resolution[axis] < 1) {
-      problem << "resolution must be at least 1 along " << axisName(axis);
+      key = "resolution";
+      message << "resolution must be at least 1 along " << axisName(axis);
     } else if (patches[axis] < 1) {
-      problem << "patches must be at least 1 along " << axisName(axis);
+      key = "patches";
+      message << "patches must be at least 1 along " << axisName(axis);
     } else if (patches[axis] > resolution[axis]) {
-      problem << "patches " << patches << " exceed the resolution " << resolution << " along "
+      key = "patches";
+      message << "patches " << patches << " exceed the resolution " << resolution << " along "
               << axisName(axis) << ": every patch needs at least one cell";
     } else if (extraCells[axis] < 0) {
-      problem << "extra_cells must not be negative";
+      key = "extra_cells";
+      message << "extra_cells must not be negative";
     } else if (periodic[axis] && extraCells[axis] != 0) {
-      problem << "extra_cells must be 0 along the periodic axis " << axisName(axis);
+      key = "extra_cells";
+      message << "extra_cells must be 0 along the periodic axis " << axisName(axis);
     }
-    if (!problem.str().empty()) throw InputError(problem.str());
+    if (!key.empty()) return std::make_pair(key, message.str());
   }
+  return std::nullopt;
+}
+
+void LevelSpec::check() const {
+  if (const auto found = problem()) throw InputError(found->second);
 }
 
 Level::Level(int index, const LevelSpec& spec, int firstPatchId)

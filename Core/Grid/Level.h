@@ -10,6 +10,9 @@
 #include "Core/Grid/Vector3.h"
 
 #include <array>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -26,6 +29,8 @@ struct LevelSpec {
 
   // Reads a deck's `grid.level` section; inconsistent values are DeckErrors.
   static LevelSpec fromDeck(const ProblemSpec& level);
+  // What is wrong with the spec, as (deck key, message); nullopt when valid.
+  std::optional<std::pair<std::string, std::string>> problem() const;
   // Throws InputError when the spec cannot describe a level.
   void check() const;
 };

@@ -24,11 +24,11 @@ Schema timeSchema() {
       .range("init_time", 0)
       .optional("max_timesteps", VT::Int, "stop after this many steps")
       .range("max_timesteps", 0)
-      .optional("delt_min", VT::Double, "abort if the stable step falls below this")
+      .optional("delt_min", VT::Double, "lower limit on the time step (raised to it, with a warning)")
       .greaterThan("delt_min", 0)
       .optional("delt_max", VT::Double, "upper limit on the time step")
       .greaterThan("delt_max", 0)
-      .optional("delt_init", VT::Double, "the first time step")
+      .optional("delt_init", VT::Double, "upper limit on the first time step")
       .greaterThan("delt_init", 0)
       .optional("timestep_multiplier", VT::Double, "safety factor on the stable step")
       .greaterThan("timestep_multiplier", 0, 1e6);

@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -217,10 +218,13 @@ std::vector<DeckError> Schema::collectErrors(const ProblemSpec& spec) const {
 }
 
 void Schema::check(const ProblemSpec& spec, std::vector<DeckError>& errors) const {
+  // A misspelt required key is reported once, as the misspelling.
+  std::set<std::string> suggested;
   for (const std::string& key : spec.keys()) {
     const Entry* e = find(key);
     if (e == nullptr) {
       errors.push_back(spec.errorAtKey(key, unknownKeyMessage(key, spec.path())));
+      if (const auto closest = suggestion(key)) suggested.insert(*closest);
       continue;
     }
     try {
@@ -230,7 +234,7 @@ void Schema::check(const ProblemSpec& spec, std::vector<DeckError>& errors) cons
     }
   }
   for (const Entry& e : m_entries) {
-    if (!e.required || spec.has(e.key)) continue;
+    if (!e.required || spec.has(e.key) || suggested.count(e.key)) continue;
     const bool isSection = e.type == ValueType::Section || e.type == ValueType::AnySection;
     errors.push_back(spec.errorAtKey(e.key, std::string("missing required ") +
                                                 (isSection ? "section" : "key") +
@@ -316,12 +320,7 @@ void Schema::checkValue(const ProblemSpec& spec, const Entry& e,
   }
 }
 
-std::string Schema::unknownKeyMessage(const std::string& key,
-                                      const std::string& sectionPath) const {
-  const std::string message =
-      "unknown key '" + key + "' " +
-      (sectionPath.empty() ? std::string("at the top level") : "in section '" + sectionPath + "'");
-  if (m_entries.empty()) return message + "; this section takes no keys";
+std::optional<std::string> Schema::suggestion(const std::string& key) const {
   const Entry* closest = nullptr;
   std::size_t best = 0;
   for (const Entry& e : m_entries) {
@@ -331,9 +330,17 @@ std::string Schema::unknownKeyMessage(const std::string& key,
       best = distance;
     }
   }
-  if (best <= std::max<std::size_t>(2, key.size() / 3)) {
-    return message + "; did you mean '" + closest->key + "'?";
-  }
+  if (closest == nullptr || best > std::max<std::size_t>(2, key.size() / 3)) return std::nullopt;
+  return closest->key;
+}
+
+std::string Schema::unknownKeyMessage(const std::string& key,
+                                      const std::string& sectionPath) const {
+  const std::string message =
+      "unknown key '" + key + "' " +
+      (sectionPath.empty() ? std::string("at the top level") : "in section '" + sectionPath + "'");
+  if (m_entries.empty()) return message + "; this section takes no keys";
+  if (const auto closest = suggestion(key)) return message + "; did you mean '" + *closest + "'?";
   return message + "; valid keys are: " + join(keys());
 }
 

@@ -7,6 +7,7 @@
 #include "Core/ProblemSpec/ProblemSpec.h"
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,8 @@ class Schema {
   void check(const ProblemSpec& spec, std::vector<DeckError>& errors) const;
   void checkValue(const ProblemSpec& spec, const Entry& entry,
                   std::vector<DeckError>& errors) const;
+  // The declared key closest to a misspelt one, if any is close enough.
+  std::optional<std::string> suggestion(const std::string& key) const;
   std::string unknownKeyMessage(const std::string& key, const std::string& sectionPath) const;
 
   std::string m_description;

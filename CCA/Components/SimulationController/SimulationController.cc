@@ -156,6 +156,10 @@ RunResult SimulationController::run(const RunOptions& options) {
     const double stable =
         newDW->getReduction<MinVariable<double>>(app->stableTimestepLabel()).get();
     const double delT = control.nextDelT(stable, time, step);
+    if (delT > stable * control.multiplier && delT == control.deltMin) {
+      m_log.warning("timestep ", step + 1, ": raising delt from ", stable * control.multiplier,
+                    " to delt_min ", delT, " (above the stable timestep)");
+    }
     const double next = control.advance(time, delT);
     oldDW = std::move(newDW);
     oldDW->setRole("OldDW");

@@ -36,8 +36,10 @@ double TimestepControl::nextDelT(double stable, double time, int stepsTaken) con
 }
 
 double TimestepControl::advance(double time, double delT) const {
+  // time + (maxTime - time) can round below maxTime: the step nextDelT
+  // shortened to reach maxTime must still land on it exactly.
   const double next = time + delT;
-  return next >= maxTime ? maxTime : next;
+  return (next >= maxTime || delT >= maxTime - time) ? maxTime : next;
 }
 
 bool TimestepControl::finished(double time, int stepsTaken) const {

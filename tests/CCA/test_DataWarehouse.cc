@@ -1,0 +1,264 @@
+// OnDemandDataWarehouse through the DataWarehouse port: typed access, the
+// errors that name label, patch and warehouse, ghost room, reductions,
+// per-patch values, and allocation from several threads.
+#include <gtest/gtest.h>
+
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Ports/DataWarehouse.h"
+#include "Core/Grid/Grid.h"
+#include "Core/Util/Error.h"
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tessera {
+namespace {
+
+std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expectMentions(const std::string& message, std::initializer_list<const char*> words) {
+  EXPECT_FALSE(message.empty()) << "no error was thrown";
+  for (const char* word : words) {
+    EXPECT_NE(message.find(word), std::string::npos)
+        << "'" << word << "' missing from: " << message;
+  }
+}
+
+double valueAt(const IntVector& c) {
+  return c.x + 100.0 * c.y + 10000.0 * c.z + 0.25;
+}
+
+class DataWarehouseTest : public ::testing::Test {
+ protected:
+  DataWarehouseTest() {
+    LevelSpec spec;
+    spec.resolution = {8, 8, 8};
+    spec.patches = {2, 2, 2};
+    spec.extraCells = {1, 1, 1};
+    m_grid.addLevel(spec);
+  }
+  const Level& level() const { return m_grid.level(0); }
+  const Patch& patch(int id) const { return m_grid.patchById(id); }
+
+  // Writes valueAt over the patch's extended box through a host loop.
+  void writeInterior(CCVariable<double>& var, const Patch& p) const {
+    p.extendedBox().forEachCell([&](const IntVector& c) { var(c) = valueAt(c); });
+  }
+  int countWrong(const ConstCCVariable<double>& var, const Box& box) const {
+    int wrong = 0;
+    box.forEachCell([&](const IntVector& c) { wrong += var(c) != valueAt(c); });
+    return wrong;
+  }
+
+  Grid m_grid;
+  VarLabelRegistry m_labels;
+  const VarLabel* m_u = m_labels.create<CCVariable<double>>("u");
+  const VarLabel* m_v = m_labels.create<CCVariable<double>>("v");
+  const VarLabel* m_sum = m_labels.create<SumVariable<double>>("total");
+  const VarLabel* m_min = m_labels.create<MinVariable<double>>("delT");
+  const VarLabel* m_flag = m_labels.create<PerPatch<int>>("flag");
+  OnDemandDataWarehouse m_dw{"NewDW", 3, 0.5, 0.1};
+};
+
+TEST_F(DataWarehouseTest, DescribesItself) {
+  EXPECT_EQ(m_dw.name(), "NewDW (timestep 3)");
+  EXPECT_EQ(m_dw.timestep(), 3);
+  EXPECT_EQ(m_dw.time(), 0.5);
+  EXPECT_EQ(m_dw.delT(), 0.1);
+  m_dw.setRole("OldDW");
+  EXPECT_EQ(m_dw.name(), "OldDW (timestep 3)");
+}
+
+TEST_F(DataWarehouseTest, AllocateAndPutThenGet) {
+  const Patch& p = patch(5);
+  CCVariable<double> var = m_dw.allocateAndPut<double>(m_u, p);
+  // Without ghost readers the allocation is the interior plus extra cells.
+  EXPECT_EQ(var.box(), p.extendedBox());
+  writeInterior(var, p);
+  EXPECT_TRUE(m_dw.exists(m_u, p));
+  EXPECT_FALSE(m_dw.exists(m_u, patch(4)));
+  EXPECT_FALSE(m_dw.exists(m_v, p));
+  const ConstCCVariable<double> read = m_dw.get<double>(m_u, p);
+  EXPECT_EQ(read.box(), p.extendedBox());
+  EXPECT_EQ(countWrong(read, p.extendedBox()), 0);
+  EXPECT_EQ(m_dw.numGridVariables(), 1U);
+  EXPECT_EQ(m_dw.gridLabels(), std::vector<const VarLabel*>{m_u});
+}
+
+TEST_F(DataWarehouseTest, GetOfMissingVariableNamesLabelPatchAndWarehouse) {
+  m_dw.allocateAndPut<double>(m_u, patch(1));
+  expectMentions(errorOf([&] { m_dw.get<double>(m_u, patch(6)); }),
+                 {"'u'", "patch 6", "NewDW (timestep 3)"});
+  expectMentions(errorOf([&] { m_dw.getModifiable<double>(m_v, patch(1)); }),
+                 {"'v'", "patch 1", "NewDW (timestep 3)"});
+}
+
+TEST_F(DataWarehouseTest, PutTwiceIsAnError) {
+  m_dw.allocateAndPut<double>(m_u, patch(2));
+  expectMentions(errorOf([&] { m_dw.allocateAndPut<double>(m_u, patch(2)); }),
+                 {"'u'", "patch 2", "already in", "NewDW"});
+  // Another patch or another label is fine.
+  EXPECT_NO_THROW(m_dw.allocateAndPut<double>(m_u, patch(3)));
+  EXPECT_NO_THROW(m_dw.allocateAndPut<double>(m_v, patch(2)));
+}
+
+TEST_F(DataWarehouseTest, GetModifiableSharesMemory) {
+  const Patch& p = patch(0);
+  CCVariable<double> var = m_dw.allocateAndPut<double>(m_u, p);
+  writeInterior(var, p);
+  CCVariable<double> modifiable = m_dw.getModifiable<double>(m_u, p);
+  const IntVector cell{1, 2, 3};
+  modifiable(cell) = -7.5;
+  EXPECT_EQ(var(cell), -7.5);
+  EXPECT_EQ(m_dw.get<double>(m_u, p)(cell), -7.5);
+  EXPECT_EQ(&modifiable(cell), &var(cell));
+}
+
+TEST_F(DataWarehouseTest, TypeMismatchIsAnError) {
+  m_dw.allocateAndPut<double>(m_u, patch(0));
+  expectMentions(errorOf([&] { m_dw.get<float>(m_u, patch(0)); }),
+                 {"'u'", "CCVariable<float>", "CCVariable<double>"});
+  expectMentions(errorOf([&] { m_dw.allocateAndPut<float>(m_v, patch(0)); }),
+                 {"'v'", "CCVariable<float>"});
+  expectMentions(errorOf([&] { m_dw.getReduction<MaxVariable<double>>(m_min); }),
+                 {"'delT'", "ReductionVariable<double, max>"});
+  EXPECT_THROW(m_dw.put(SumVariable<double>(1.0), m_u, patch(0)), Error);
+}
+
+TEST_F(DataWarehouseTest, AllocateAndPutLeavesRoomForTheGhostLayersReadersNeed) {
+  m_dw.setGhostLayers({{m_u, 2}});
+  m_dw.setGhostLayers({{m_u, 1}, {m_v, 1}});  // keeps the larger hint
+  EXPECT_EQ(m_dw.ghostLayersToAllocate(m_u), 2);
+  EXPECT_EQ(m_dw.ghostLayersToAllocate(m_v), 1);
+  EXPECT_EQ(m_dw.ghostLayersToAllocate(m_flag), 0);
+  for (int id : {0, 7}) {
+    const Patch& p = patch(id);
+    const CCVariable<double> var = m_dw.allocateAndPut<double>(m_u, p);
+    EXPECT_EQ(var.box(), level().ghostedBox(p, 2)) << p;
+    EXPECT_NO_THROW(m_dw.get<double>(m_u, p, Ghost::AroundCells, 2));
+  }
+  // Patch 0's low faces carry boundary conditions: extra cells, no ghosts.
+  const Box box = m_dw.get<double>(m_u, patch(0)).box();
+  EXPECT_EQ(box.lo(), IntVector(-1, -1, -1));
+  EXPECT_EQ(box.hi(), IntVector(6, 6, 6));
+}
+
+TEST_F(DataWarehouseTest, EnsureGhostRoomGrowsAndKeepsInteriorData) {
+  const Patch& p = patch(3);
+  CCVariable<double> var = m_dw.allocateAndPut<double>(m_u, p);
+  writeInterior(var, p);
+  ASSERT_EQ(var.box(), p.extendedBox());
+  m_dw.ensureGhostRoom(m_u, p, 2);
+  const ConstCCVariable<double> grown = m_dw.get<double>(m_u, p, Ghost::AroundCells, 2);
+  EXPECT_EQ(grown.box(), level().ghostedBox(p, 2));
+  EXPECT_EQ(countWrong(grown, p.extendedBox()), 0);
+  // Already big enough: nothing changes.
+  const auto before = m_dw.findGridVariable(m_u, p);
+  m_dw.ensureGhostRoom(m_u, p, 1);
+  EXPECT_EQ(m_dw.findGridVariable(m_u, p), before);
+  expectMentions(errorOf([&] { m_dw.ensureGhostRoom(m_v, p, 1); }), {"'v'", "patch 3", "NewDW"});
+}
+
+TEST_F(DataWarehouseTest, GetWithMoreGhostsThanAllocatedIsAnError) {
+  m_dw.setGhostLayers({{m_u, 1}});
+  m_dw.allocateAndPut<double>(m_u, patch(7));
+  EXPECT_NO_THROW(m_dw.get<double>(m_u, patch(7), Ghost::AroundCells, 1));
+  expectMentions(errorOf([&] { m_dw.get<double>(m_u, patch(7), Ghost::AroundCells, 2); }),
+                 {"'u'", "patch 7", "2 ghost layers", "requiresVar"});
+}
+
+TEST_F(DataWarehouseTest, ReductionContributionsAndReducedValue) {
+  for (int id = 0; id < 3; ++id)
+    m_dw.put(SumVariable<double>(0.5 * id), m_sum, patch(id));
+  const auto contributions = m_dw.reductionContributions(m_sum);
+  ASSERT_EQ(contributions.size(), 3U);
+  for (int id = 0; id < 3; ++id) {
+    double value = 0.0;
+    std::memcpy(&value, contributions.at(id).data(), sizeof(double));
+    EXPECT_EQ(value, 0.5 * id);
+  }
+  EXPECT_TRUE(m_dw.reductionContributions(m_min).empty());
+  expectMentions(errorOf([&] { m_dw.put(SumVariable<double>(9.0), m_sum, patch(1)); }),
+                 {"patch 1", "'total'", "twice"});
+  // Not readable until the runtime has combined the contributions.
+  expectMentions(errorOf([&] { m_dw.getReduction<SumVariable<double>>(m_sum); }),
+                 {"'total'", "NewDW (timestep 3)"});
+  const double reduced = 1.5;
+  m_dw.setReducedValue(m_sum, reinterpret_cast<const std::byte*>(&reduced));
+  EXPECT_EQ(m_dw.getReduction<SumVariable<double>>(m_sum).get(), 1.5);
+}
+
+TEST_F(DataWarehouseTest, PerPatchPutAndGet) {
+  m_dw.put(PerPatch<int>(42), m_flag, patch(4));
+  m_dw.put(PerPatch<int>(-1), m_flag, patch(5));
+  EXPECT_EQ(m_dw.getPerPatch<int>(m_flag, patch(4)).get(), 42);
+  EXPECT_EQ(m_dw.getPerPatch<int>(m_flag, patch(5)).get(), -1);
+  expectMentions(errorOf([&] { m_dw.getPerPatch<int>(m_flag, patch(6)); }),
+                 {"'flag'", "patch 6", "NewDW"});
+  EXPECT_THROW(m_dw.getPerPatch<double>(m_flag, patch(4)), Error);
+}
+
+TEST_F(DataWarehouseTest, RetainOnlyDropsOtherLabels) {
+  const double reduced = 0.25;
+  for (int id = 0; id < 2; ++id) {
+    m_dw.allocateAndPut<double>(m_u, patch(id));
+    m_dw.allocateAndPut<double>(m_v, patch(id));
+    m_dw.put(PerPatch<int>(id), m_flag, patch(id));
+    m_dw.put(MinVariable<double>(1.0), m_min, patch(id));
+  }
+  m_dw.setReducedValue(m_min, reinterpret_cast<const std::byte*>(&reduced));
+  m_dw.retainOnly({m_u});
+  EXPECT_EQ(m_dw.numGridVariables(), 2U);
+  EXPECT_EQ(m_dw.gridLabels(), std::vector<const VarLabel*>{m_u});
+  EXPECT_TRUE(m_dw.exists(m_u, patch(1)));
+  EXPECT_FALSE(m_dw.exists(m_v, patch(0)));
+  EXPECT_THROW(m_dw.getPerPatch<int>(m_flag, patch(0)), Error);
+  EXPECT_TRUE(m_dw.reductionContributions(m_min).empty());
+}
+
+TEST_F(DataWarehouseTest, ConcurrentAllocateAndPutOnDifferentPatches) {
+  m_dw.setGhostLayers({{m_u, 1}});
+  const int numPatches = m_grid.numPatches();
+  const int numThreads = 4;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < numThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        for (int id = t; id < numPatches; id += numThreads) {
+          // Host writes only: no kernels off the thread that owns Kokkos.
+          CCVariable<double> var = m_dw.allocateAndPut<double>(m_u, patch(id));
+          writeInterior(var, patch(id));
+          m_dw.put(PerPatch<int>(id), m_flag, patch(id));
+        }
+      } catch (...) {
+        ++failures;
+      }
+    });
+  }
+  for (std::thread& thread : threads)
+    thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(m_dw.numGridVariables(), static_cast<std::size_t>(numPatches));
+  for (int id = 0; id < numPatches; ++id) {
+    const ConstCCVariable<double> var = m_dw.get<double>(m_u, patch(id), Ghost::AroundCells, 1);
+    EXPECT_EQ(var.box(), level().ghostedBox(patch(id), 1));
+    EXPECT_EQ(countWrong(var, patch(id).extendedBox()), 0) << "patch " << id;
+    EXPECT_EQ(m_dw.getPerPatch<int>(m_flag, patch(id)).get(), id);
+  }
+}
+
+}  // namespace
+}  // namespace tessera

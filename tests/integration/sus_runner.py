@@ -1,0 +1,60 @@
+"""Runs sus under mpirun and parses its end-of-run report (shared by the integration tests)."""
+import os
+import re
+import subprocess
+import sys
+
+
+class SusRun:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.digests = dict(re.findall(r"^digest (\S+) ([0-9a-f]{16})$", stdout, re.M))
+        self.analysis = {name: float(value) for name, value in
+                         re.findall(r"^([A-Za-z0-9 ]+ error): (\S+)$", stdout, re.M)}
+        steps = re.search(r"^summary: (\d+) timesteps", stdout, re.M)
+        self.timesteps = int(steps.group(1)) if steps else None
+        rate = re.search(r"([0-9.e+-]+) cell updates per second", stdout)
+        self.cell_updates_per_second = float(rate.group(1)) if rate else None
+
+    def describe(self):
+        return f"exit {self.returncode}\n--- stdout ---\n{self.stdout}\n--- stderr ---\n{self.stderr}"
+
+
+def parse_common_args(argv):
+    """--sus PATH --mpirun PATH [--mpirun-flag F]... then the test's own arguments."""
+    sus, mpirun, flags, rest = None, None, [], []
+    it = iter(argv)
+    for arg in it:
+        if arg == "--sus":
+            sus = next(it)
+        elif arg == "--mpirun":
+            mpirun = next(it)
+        elif arg.startswith("--mpirun-flag="):
+            flags.append(arg.split("=", 1)[1])
+        else:
+            rest.append(arg)
+    if not sus or not mpirun:
+        sys.exit("usage: --sus PATH --mpirun PATH [--mpirun-flag=F]... ARGS")
+    return sus, mpirun, flags, rest
+
+
+class Sus:
+    def __init__(self, sus, mpirun, flags):
+        self.sus, self.mpirun, self.flags = sus, mpirun, flags
+
+    def run(self, deck, ranks=1, sets=(), options=(), threads=1, timeout=600):
+        cmd = [self.mpirun, *self.flags, "-n", str(ranks), self.sus, "--quiet", *options]
+        for assignment in sets:
+            cmd += ["--set", assignment]
+        cmd.append(deck)
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false")
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        return SusRun(done.returncode, done.stdout, done.stderr)
+
+    def run_serial(self, args, timeout=120):
+        """sus without mpirun (singleton MPI), for option handling."""
+        env = dict(os.environ, OMP_NUM_THREADS="1")
+        done = subprocess.run([self.sus, *args], capture_output=True, text=True, timeout=timeout, env=env)
+        return SusRun(done.returncode, done.stdout, done.stderr)

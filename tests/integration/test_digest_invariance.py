@@ -1,0 +1,49 @@
+"""Burgers gives bitwise the same field for any rank count, load balancer and patch layout.
+
+usage: test_digest_invariance.py --sus S --mpirun M [--mpirun-flag F]... DECK
+"""
+import sys
+
+from sus_runner import Sus, parse_common_args
+
+CONFIGURATIONS = [
+    # (ranks, extra deck settings)
+    (1, []),
+    (2, []),
+    (4, []),
+    (2, ["load_balancer.type=round_robin"]),
+    (4, ["load_balancer.type=round_robin"]),
+    (3, ["load_balancer.curve=morton"]),
+    # Uneven layouts: 32 cells over 3 and 5 patches.
+    (1, ["grid.level.patches=[3,1,5]"]),
+    (2, ["grid.level.patches=[3,1,5]"]),
+    (4, ["grid.level.patches=[3,2,5]", "load_balancer.type=round_robin"]),
+    (3, ["grid.level.patches=[1,1,1]"]),
+    (2, ["scheduler.rebuild_every_timestep=true"]),
+]
+
+
+def main():
+    sus_path, mpirun, flags, rest = parse_common_args(sys.argv[1:])
+    deck = rest[0]
+    sus = Sus(sus_path, mpirun, flags)
+    reference = None
+    failures = 0
+    for ranks, sets in CONFIGURATIONS:
+        run = sus.run(deck, ranks=ranks, sets=sets)
+        name = f"{ranks} rank(s) {' '.join(sets) or '(deck as is)'}"
+        if run.returncode != 0 or not run.digests:
+            print(f"FAIL {name}: {run.describe()}")
+            failures += 1
+            continue
+        if reference is None:
+            reference = run.digests
+        same = run.digests == reference
+        failures += 0 if same else 1
+        print(f"{'ok  ' if same else 'FAIL'} {name}: {run.digests}")
+    print(f"{len(CONFIGURATIONS) - failures} passed, {failures} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
