@@ -5,7 +5,8 @@
 namespace tessera {
 
 void registerComponents(ComponentRegistry& registry) {
-  registry.add("burgers", [](ApplicationContext& context) { return std::make_unique<Burgers>(context); });
+  registry.add("burgers",
+               [](ApplicationContext& context) { return std::make_unique<Burgers>(context); });
 }
 
 }  // namespace tessera

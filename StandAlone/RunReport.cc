@@ -17,7 +17,8 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
       << std::defaultfloat << "  tasks run " << s.tasksRun << ", reductions " << s.reductions
       << ", messages sent " << s.messagesSent << " (" << s.bytesSent << " bytes)\n";
   for (const auto& [name, value] : result.analysis) {
-    out << name << ": " << std::scientific << std::setprecision(6) << value << std::defaultfloat << "\n";
+    out << name << ": " << std::scientific << std::setprecision(6) << value << std::defaultfloat
+        << "\n";
   }
   for (const FieldDigest& field : result.digests) {
     char hex[32];

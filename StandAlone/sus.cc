@@ -35,7 +35,8 @@ struct Options {
 
 int runSus(const Options& options, const tessera::Communicator& world) {
   using namespace tessera;
-  Logger log(world.rank(), options.quiet ? LogLevel::Warning : parseLogLevel(options.logLevel), std::cout);
+  Logger log(world.rank(), options.quiet ? LogLevel::Warning : parseLogLevel(options.logLevel),
+             std::cout);
   ComponentRegistry components;
   registerComponents(components);
   ProblemSpec deck = ProblemSpec::fromFile(options.deck);

@@ -56,7 +56,8 @@ class Application {
   // The cell variables that make up the state: digested, saved and restored.
   virtual std::vector<const VarLabel*> stateLabels() const = 0;
   // Named numbers reported at the end, read from the analysis tasks' results.
-  virtual std::vector<std::pair<std::string, double>> analysisResults(const DataWarehouse& dw) const {
+  virtual std::vector<std::pair<std::string, double>> analysisResults(
+      const DataWarehouse& dw) const {
     (void)dw;
     return {};
   }

@@ -41,9 +41,9 @@ class DataWarehouse {
     const auto var = typedGridVariable<T>(label, patch, "get");
     const Box needed = patch.level().ghostedBox(patch, ghost == Ghost::None ? 0 : numGhost);
     TESSERA_REQUIRE_THROWS(var->box().contains(needed),
-                           "'" << label->name() << "' on " << patch << " in " << name()
-                               << " holds " << var->box() << " but " << numGhost
-                               << " ghost layers need " << needed
+                           "'" << label->name() << "' on " << patch << " in " << name() << " holds "
+                               << var->box() << " but " << numGhost << " ghost layers need "
+                               << needed
                                << " (did the task declare the ghost cells in requiresVar?)");
     return ConstCCVariable<T>(*var);
   }
@@ -72,7 +72,8 @@ class DataWarehouse {
   // ---- reduction variables ----
   // This patch's contribution; the runtime combines all of them.
   template <class T, template <class> class Op>
-  void put(const ReductionVariable<T, Op>& contribution, const VarLabel* label, const Patch& patch) {
+  void put(const ReductionVariable<T, Op>& contribution, const VarLabel* label,
+           const Patch& patch) {
     checkType<ReductionVariable<T, Op>>(label, "put");
     const T value = contribution.get();
     putReductionContribution(label, patch.id(), reinterpret_cast<const std::byte*>(&value));
@@ -82,8 +83,9 @@ class DataWarehouse {
   V getReduction(const VarLabel* label) const {
     checkType<V>(label, "getReduction");
     typename V::value_type value{};
-    TESSERA_REQUIRE_THROWS(reducedValue(label, reinterpret_cast<std::byte*>(&value)),
-                           "reduction '" << label->name() << "' has not been reduced in " << name());
+    TESSERA_REQUIRE_THROWS(
+        reducedValue(label, reinterpret_cast<std::byte*>(&value)),
+        "reduction '" << label->name() << "' has not been reduced in " << name());
     return V(value);
   }
 
@@ -121,9 +123,9 @@ class DataWarehouse {
   template <class V>
   void checkType(const VarLabel* label, const char* call) const {
     TESSERA_REQUIRE_THROWS(label != nullptr, call << " with a null label in " << name());
-    TESSERA_REQUIRE_THROWS(label->type() == typeid(V),
-                           call << " of '" << label->name() << "' as " << V::typeName()
-                                << " but it is a " << label->typeName());
+    TESSERA_REQUIRE_THROWS(label->type() == typeid(V), call << " of '" << label->name() << "' as "
+                                                            << V::typeName() << " but it is a "
+                                                            << label->typeName());
   }
   template <class T>
   std::shared_ptr<CCVariable<T>> typedGridVariable(const VarLabel* label, const Patch& patch,

@@ -32,7 +32,9 @@ class ExecutionContext {
   void parallelFor(int begin, int end, const Body& body) {
     if (end <= begin) return;
     ++m_kernels;
-    Kokkos::parallel_for(m_label, Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace, Kokkos::IndexType<int>>(m_space, begin, end),
+    Kokkos::parallel_for(m_label,
+                         Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace, Kokkos::IndexType<int>>(
+                             m_space, begin, end),
                          body);
   }
 

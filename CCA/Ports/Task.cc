@@ -4,7 +4,9 @@
 
 namespace tessera {
 
-const char* dwName(Task::WhichDW dw) { return dw == Task::OldDW ? "OldDW" : "NewDW"; }
+const char* dwName(Task::WhichDW dw) {
+  return dw == Task::OldDW ? "OldDW" : "NewDW";
+}
 
 Task::Task(std::string name, Callback callback, Kind kind)
     : m_name(std::move(name)), m_callback(std::move(callback)), m_kind(kind) {
@@ -22,7 +24,8 @@ Task& Task::requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost, in
   TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered || numGhost == 0,
                          "task '" << m_name << "': only cell variables have ghost cells ('"
                                   << label->name() << "' is " << varKindName(label->kind()) << ")");
-  m_dependencies.push_back({Access::Requires, dw, label, ghost, ghost == Ghost::None ? 0 : numGhost});
+  m_dependencies.push_back(
+      {Access::Requires, dw, label, ghost, ghost == Ghost::None ? 0 : numGhost});
   return *this;
 }
 

@@ -35,18 +35,20 @@ class Task {
                                       DataWarehouse& newDW, ExecutionContext& exec)>;
 
   Task(std::string name, Callback callback, Kind kind = Kind::Device);
-  // Binds a member function of a component: Task("Burgers::timeAdvance", this, &Burgers::timeAdvance).
+  // Binds a member function of a component: Task("Burgers::timeAdvance", this,
+  // &Burgers::timeAdvance).
   template <class Component>
   Task(std::string name, const Component* component,
        void (Component::*method)(const Patch&, const DataWarehouse&, DataWarehouse&,
                                  ExecutionContext&) const,
        Kind kind = Kind::Device)
-      : Task(std::move(name),
-             [component, method](const Patch& patch, const DataWarehouse& oldDW,
-                                 DataWarehouse& newDW, ExecutionContext& exec) {
-               (component->*method)(patch, oldDW, newDW, exec);
-             },
-             kind) {}
+      : Task(
+            std::move(name),
+            [component, method](const Patch& patch, const DataWarehouse& oldDW,
+                                DataWarehouse& newDW, ExecutionContext& exec) {
+              (component->*method)(patch, oldDW, newDW, exec);
+            },
+            kind) {}
 
   // Reads `label` from the old or new warehouse, with `numGhost` layers of
   // neighbour data around the patch when ghost is Ghost::AroundCells.

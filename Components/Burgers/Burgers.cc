@@ -27,18 +27,21 @@ Schema Burgers::deckSchema() const {
 void Burgers::problemSetup(const ProblemSpec& deck, Grid& grid) {
   if (const auto section = deck.findSection("burgers")) {
     m_viscosity = section->get<double>("viscosity", m_viscosity);
-    if (!(m_viscosity > 0.0)) throw section->errorAtValue("viscosity", "viscosity must be positive");
+    if (!(m_viscosity > 0.0))
+      throw section->errorAtValue("viscosity", "viscosity must be positive");
   }
   const Level& level = grid.level(0);
   const ProblemSpec levelSpec = deck.section("grid").section("level");
   for (int axis = 0; axis < 3; ++axis) {
     // The boundary values come from the exact solution, which is not periodic.
     if (level.periodic(axis)) {
-      throw levelSpec.errorAtValue("periodic", "Burgers has Dirichlet boundaries: no axis may be periodic");
+      throw levelSpec.errorAtValue("periodic",
+                                   "Burgers has Dirichlet boundaries: no axis may be periodic");
     }
     if (level.spec().extraCells[axis] < 1) {
-      throw levelSpec.errorAtValue("extra_cells", "Burgers needs at least one extra cell on every axis "
-                                                  "for its boundary values");
+      throw levelSpec.errorAtValue("extra_cells",
+                                   "Burgers needs at least one extra cell on every axis "
+                                   "for its boundary values");
     }
   }
   m_numCells = level.numCells();
@@ -79,10 +82,11 @@ void Burgers::initialize(const Patch& patch, const DataWarehouse&, DataWarehouse
   const Vector3 dx = patch.spacing();
   const double t = newDW.time();
   const double nu = m_viscosity;
-  exec.parallelFor(patch.extendedBox(), KOKKOS_LAMBDA(int i, int j, int k) {
-    u(i, j, k) = exactSolution(lo.x + (i + 0.5) * dx.x, lo.y + (j + 0.5) * dx.y,
-                               lo.z + (k + 0.5) * dx.z, t, nu);
-  });
+  exec.parallelFor(
+      patch.extendedBox(), KOKKOS_LAMBDA(int i, int j, int k) {
+        u(i, j, k) = exactSolution(lo.x + (i + 0.5) * dx.x, lo.y + (j + 0.5) * dx.y,
+                                   lo.z + (k + 0.5) * dx.z, t, nu);
+      });
 }
 
 PhiProfiles Burgers::phiProfiles(const Patch& patch, const Box& box, double t,
@@ -94,14 +98,15 @@ PhiProfiles Burgers::phiProfiles(const Patch& patch, const Box& box, double t,
   const double nu = m_viscosity;
   Kokkos::View<double*>* tables[3] = {&profiles.x, &profiles.y, &profiles.z};
   for (int axis = 0; axis < 3; ++axis) {
-    const Kokkos::View<double*> table(Kokkos::view_alloc("Burgers::phi", Kokkos::WithoutInitializing),
-                                      static_cast<std::size_t>(box.size()[axis]));
+    const Kokkos::View<double*> table(
+        Kokkos::view_alloc("Burgers::phi", Kokkos::WithoutInitializing),
+        static_cast<std::size_t>(box.size()[axis]));
     const int first = box.lo()[axis];
     const double origin = lo[axis];
     const double h = dx[axis];
-    exec.parallelFor(first, box.hi()[axis], KOKKOS_LAMBDA(int i) {
-      table(i - first) = phi(origin + (i + 0.5) * h, t, nu);
-    });
+    exec.parallelFor(
+        first, box.hi()[axis],
+        KOKKOS_LAMBDA(int i) { table(i - first) = phi(origin + (i + 0.5) * h, t, nu); });
     *tables[axis] = table;
   }
   return profiles;
@@ -114,7 +119,8 @@ void Burgers::computeStableTimestep(const Patch& patch, const DataWarehouse&, Da
   const Vector3 dx = patch.spacing();
   const double t = newDW.time();
   const double nu = m_viscosity;
-  const double diffusion = 2.0 * nu * (1.0 / (dx.x * dx.x) + 1.0 / (dx.y * dx.y) + 1.0 / (dx.z * dx.z));
+  const double diffusion =
+      2.0 * nu * (1.0 / (dx.x * dx.x) + 1.0 / (dx.y * dx.y) + 1.0 / (dx.z * dx.z));
   const PhiProfiles p = phiProfiles(patch, patch.interior(), t, exec);
   double stable = 0.0;
   exec.parallelReduce(
@@ -139,19 +145,21 @@ void Burgers::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWa
   const double dt = newDW.delT();
   const double nu = m_viscosity;
   const PhiProfiles p = phiProfiles(patch, patch.interior(), oldDW.time(), exec);
-  exec.parallelFor(patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
-    const double px = p.atX(i);
-    const double py = p.atY(j);
-    const double pz = p.atZ(k);
-    const double c = u(i, j, k);
-    // phi > 0, so the upwind differences look backwards.
-    const double advection = px * (c - u(i - 1, j, k)) / dx.x + py * (c - u(i, j - 1, k)) / dx.y +
-                             pz * (c - u(i, j, k - 1)) / dx.z;
-    const double diffusion = (u(i + 1, j, k) - 2.0 * c + u(i - 1, j, k)) / (dx.x * dx.x) +
-                             (u(i, j + 1, k) - 2.0 * c + u(i, j - 1, k)) / (dx.y * dx.y) +
-                             (u(i, j, k + 1) - 2.0 * c + u(i, j, k - 1)) / (dx.z * dx.z);
-    unew(i, j, k) = c + dt * (nu * diffusion - advection);
-  });
+  exec.parallelFor(
+      patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
+        const double px = p.atX(i);
+        const double py = p.atY(j);
+        const double pz = p.atZ(k);
+        const double c = u(i, j, k);
+        // phi > 0, so the upwind differences look backwards.
+        const double advection = px * (c - u(i - 1, j, k)) / dx.x +
+                                 py * (c - u(i, j - 1, k)) / dx.y +
+                                 pz * (c - u(i, j, k - 1)) / dx.z;
+        const double diffusion = (u(i + 1, j, k) - 2.0 * c + u(i - 1, j, k)) / (dx.x * dx.x) +
+                                 (u(i, j + 1, k) - 2.0 * c + u(i, j - 1, k)) / (dx.y * dx.y) +
+                                 (u(i, j, k + 1) - 2.0 * c + u(i, j, k - 1)) / (dx.z * dx.z);
+        unew(i, j, k) = c + dt * (nu * diffusion - advection);
+      });
   applyBoundaryConditions(patch, next, newDW.time(), exec);
 }
 
@@ -163,10 +171,11 @@ void Burgers::applyBoundaryConditions(const Patch& patch, const CCVariable<doubl
   const double nu = m_viscosity;
   for (const Face face : allFaces()) {
     if (!patch.hasBoundaryCondition(face)) continue;
-    exec.parallelFor(patch.extraCellBox(face), KOKKOS_LAMBDA(int i, int j, int k) {
-      u(i, j, k) = exactSolution(lo.x + (i + 0.5) * dx.x, lo.y + (j + 0.5) * dx.y,
-                                 lo.z + (k + 0.5) * dx.z, t, nu);
-    });
+    exec.parallelFor(
+        patch.extraCellBox(face), KOKKOS_LAMBDA(int i, int j, int k) {
+          u(i, j, k) = exactSolution(lo.x + (i + 0.5) * dx.x, lo.y + (j + 0.5) * dx.y,
+                                     lo.z + (k + 0.5) * dx.z, t, nu);
+        });
   }
 }
 
@@ -182,8 +191,9 @@ void Burgers::computeErrors(const Patch& patch, const DataWarehouse& oldDW, Data
   exec.parallelReduce(
       patch.interior(),
       KOKKOS_LAMBDA(int i, int j, int k, double& sum) {
-        const double e = u(i, j, k) - exactSolution(lo.x + (i + 0.5) * dx.x, lo.y + (j + 0.5) * dx.y,
-                                                    lo.z + (k + 0.5) * dx.z, t, nu);
+        const double e =
+            u(i, j, k) - exactSolution(lo.x + (i + 0.5) * dx.x, lo.y + (j + 0.5) * dx.y,
+                                       lo.z + (k + 0.5) * dx.z, t, nu);
         sum += e * e;
       },
       Kokkos::Sum<double>(squared));
@@ -191,9 +201,9 @@ void Burgers::computeErrors(const Patch& patch, const DataWarehouse& oldDW, Data
       patch.interior(),
       KOKKOS_LAMBDA(int i, int j, int k, double& worst) {
         using Kokkos::Experimental::fabs;
-        const double e = fabs(u(i, j, k) - exactSolution(lo.x + (i + 0.5) * dx.x,
-                                                         lo.y + (j + 0.5) * dx.y,
-                                                         lo.z + (k + 0.5) * dx.z, t, nu));
+        const double e =
+            fabs(u(i, j, k) - exactSolution(lo.x + (i + 0.5) * dx.x, lo.y + (j + 0.5) * dx.y,
+                                            lo.z + (k + 0.5) * dx.z, t, nu));
         if (e > worst) worst = e;
       },
       Kokkos::Max<double>(largest));
@@ -201,7 +211,8 @@ void Burgers::computeErrors(const Patch& patch, const DataWarehouse& oldDW, Data
   newDW.put(MaxVariable<double>(largest), m_maxError, patch);
 }
 
-std::vector<std::pair<std::string, double>> Burgers::analysisResults(const DataWarehouse& dw) const {
+std::vector<std::pair<std::string, double>> Burgers::analysisResults(
+    const DataWarehouse& dw) const {
   const double squared = dw.getReduction<SumVariable<double>>(m_squaredError).get();
   const double largest = dw.getReduction<MaxVariable<double>>(m_maxError).get();
   return {{"L2 error", std::sqrt(squared / static_cast<double>(m_numCells))},

@@ -36,7 +36,8 @@ class Burgers final : public Application {
 
   const VarLabel* stableTimestepLabel() const override { return m_delT; }
   std::vector<const VarLabel*> stateLabels() const override { return {m_u}; }
-  std::vector<std::pair<std::string, double>> analysisResults(const DataWarehouse& dw) const override;
+  std::vector<std::pair<std::string, double>> analysisResults(
+      const DataWarehouse& dw) const override;
 
   double viscosity() const { return m_viscosity; }
 
@@ -50,7 +51,8 @@ class Burgers final : public Application {
   void computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                      ExecutionContext& exec) const;
   // phi at time t at the cell centres of `box`, one table per axis.
-  PhiProfiles phiProfiles(const Patch& patch, const Box& box, double t, ExecutionContext& exec) const;
+  PhiProfiles phiProfiles(const Patch& patch, const Box& box, double t,
+                          ExecutionContext& exec) const;
   // Sets the extra cells of `u` to the exact solution at time t.
   void applyBoundaryConditions(const Patch& patch, const CCVariable<double>& u, double t,
                                ExecutionContext& exec) const;

@@ -16,14 +16,17 @@ namespace tessera {
 class Box {
  public:
   KOKKOS_INLINE_FUNCTION constexpr Box() = default;
-  KOKKOS_INLINE_FUNCTION constexpr Box(const IntVector& lo, const IntVector& hi) : m_lo(lo), m_hi(hi) {}
+  KOKKOS_INLINE_FUNCTION constexpr Box(const IntVector& lo, const IntVector& hi)
+      : m_lo(lo), m_hi(hi) {}
 
   KOKKOS_INLINE_FUNCTION constexpr const IntVector& lo() const { return m_lo; }
   KOKKOS_INLINE_FUNCTION constexpr const IntVector& hi() const { return m_hi; }
   // Extent per axis (zero for an empty axis, never negative).
   KOKKOS_INLINE_FUNCTION constexpr IntVector size() const { return max(m_hi - m_lo, IntVector{}); }
   KOKKOS_INLINE_FUNCTION constexpr bool empty() const { return !m_lo.allLessThan(m_hi); }
-  KOKKOS_INLINE_FUNCTION constexpr std::int64_t volume() const { return empty() ? 0 : size().product(); }
+  KOKKOS_INLINE_FUNCTION constexpr std::int64_t volume() const {
+    return empty() ? 0 : size().product();
+  }
 
   KOKKOS_INLINE_FUNCTION constexpr bool contains(const IntVector& c) const {
     return m_lo.allLessEqual(c) && c.allLessThan(m_hi);
@@ -39,7 +42,9 @@ class Box {
     return {max(m_lo, b.m_lo), min(m_hi, b.m_hi)};
   }
   KOKKOS_INLINE_FUNCTION constexpr Box grow(int n) const { return grow(IntVector::uniform(n)); }
-  KOKKOS_INLINE_FUNCTION constexpr Box grow(const IntVector& n) const { return {m_lo - n, m_hi + n}; }
+  KOKKOS_INLINE_FUNCTION constexpr Box grow(const IntVector& n) const {
+    return {m_lo - n, m_hi + n};
+  }
   // Grows only the low (side 0) or high (side 1) face of one axis.
   KOKKOS_INLINE_FUNCTION constexpr Box growFace(int axis, int side, int n) const {
     return side == 0 ? Box{m_lo - IntVector::axisVector(axis, n), m_hi}
@@ -64,7 +69,8 @@ class Box {
   void forEachCell(F&& f) const {
     for (int k = m_lo.z; k < m_hi.z; ++k)
       for (int j = m_lo.y; j < m_hi.y; ++j)
-        for (int i = m_lo.x; i < m_hi.x; ++i) f(IntVector{i, j, k});
+        for (int i = m_lo.x; i < m_hi.x; ++i)
+          f(IntVector{i, j, k});
   }
 
  private:

@@ -17,14 +17,16 @@ Level& Grid::addLevel(const LevelSpec& spec) {
 }
 
 const Level& Grid::level(int index) const {
-  TESSERA_REQUIRE_THROWS(index >= 0 && index < numLevels(),
-                         "level " << index << " does not exist (the grid has " << numLevels() << ")");
+  TESSERA_REQUIRE_THROWS(
+      index >= 0 && index < numLevels(),
+      "level " << index << " does not exist (the grid has " << numLevels() << ")");
   return *m_levels[static_cast<std::size_t>(index)];
 }
 
 int Grid::numPatches() const {
   int n = 0;
-  for (const auto& level : m_levels) n += level->numPatches();
+  for (const auto& level : m_levels)
+    n += level->numPatches();
   return n;
 }
 

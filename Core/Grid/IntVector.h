@@ -38,7 +38,9 @@ struct IntVector {
   KOKKOS_INLINE_FUNCTION constexpr IntVector operator*(const IntVector& o) const {
     return {x * o.x, y * o.y, z * o.z};
   }
-  KOKKOS_INLINE_FUNCTION constexpr IntVector operator*(int s) const { return {x * s, y * s, z * s}; }
+  KOKKOS_INLINE_FUNCTION constexpr IntVector operator*(int s) const {
+    return {x * s, y * s, z * s};
+  }
   KOKKOS_INLINE_FUNCTION constexpr IntVector operator-() const { return {-x, -y, -z}; }
   KOKKOS_INLINE_FUNCTION constexpr IntVector& operator+=(const IntVector& o) {
     x += o.x;
@@ -56,7 +58,9 @@ struct IntVector {
   KOKKOS_INLINE_FUNCTION constexpr bool operator==(const IntVector& o) const {
     return x == o.x && y == o.y && z == o.z;
   }
-  KOKKOS_INLINE_FUNCTION constexpr bool operator!=(const IntVector& o) const { return !(*this == o); }
+  KOKKOS_INLINE_FUNCTION constexpr bool operator!=(const IntVector& o) const {
+    return !(*this == o);
+  }
   // Lexicographic with z most significant, so sorted cells follow memory order.
   KOKKOS_INLINE_FUNCTION constexpr bool operator<(const IntVector& o) const {
     if (z != o.z) return z < o.z;

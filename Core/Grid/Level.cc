@@ -8,7 +8,9 @@
 namespace tessera {
 
 namespace {
-const char* axisName(int axis) { return axis == 0 ? "x" : (axis == 1 ? "y" : "z"); }
+const char* axisName(int axis) {
+  return axis == 0 ? "x" : (axis == 1 ? "y" : "z");
+}
 }  // namespace
 
 LevelSpec LevelSpec::fromDeck(const ProblemSpec& level) {
@@ -19,7 +21,8 @@ LevelSpec LevelSpec::fromDeck(const ProblemSpec& level) {
   spec.patches = level.get<IntVector>("patches", spec.patches);
   spec.extraCells = level.get<IntVector>("extra_cells", spec.extraCells);
   spec.periodic = level.get<std::array<bool, 3>>("periodic", spec.periodic);
-  if (const auto problem = spec.problem()) throw level.errorAtValue(problem->first, problem->second);
+  if (const auto problem = spec.problem())
+    throw level.errorAtValue(problem->first, problem->second);
   return spec;
 }
 
@@ -97,14 +100,16 @@ Vector3 Level::cellCentre(const IntVector& cell) const {
 
 Box Level::extendedCellBox() const {
   IntVector extra;
-  for (int axis = 0; axis < 3; ++axis) extra[axis] = m_spec.periodic[axis] ? 0 : m_spec.extraCells[axis];
+  for (int axis = 0; axis < 3; ++axis)
+    extra[axis] = m_spec.periodic[axis] ? 0 : m_spec.extraCells[axis];
   return cellBox().grow(extra);
 }
 
 std::vector<const Patch*> Level::eachPatch() const {
   std::vector<const Patch*> all;
   all.reserve(m_patches.size());
-  for (const Patch& patch : m_patches) all.push_back(&patch);
+  for (const Patch& patch : m_patches)
+    all.push_back(&patch);
   return all;
 }
 
@@ -149,9 +154,9 @@ std::vector<GhostRegion> Level::ghostRegions(const Patch& patch, int numGhost) c
   std::vector<GhostRegion> regions;
   if (numGhost <= 0) return regions;
   for (int axis = 0; axis < 3; ++axis) {
-    TESSERA_REQUIRE_THROWS(!m_spec.periodic[axis] || numGhost <= m_spec.resolution[axis],
-                           numGhost << " ghost layers exceed the periodic resolution "
-                                    << m_spec.resolution);
+    TESSERA_REQUIRE_THROWS(
+        !m_spec.periodic[axis] || numGhost <= m_spec.resolution[axis],
+        numGhost << " ghost layers exceed the periodic resolution " << m_spec.resolution);
   }
   const Box wanted = ghostedBox(patch, numGhost);
   // Periodic images of the level that the ghost layer can reach.

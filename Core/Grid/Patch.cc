@@ -42,9 +42,13 @@ bool Patch::hasBoundaryCondition(Face f) const {
   return onDomainEdge(f) && !m_level->periodic(faceAxis(f));
 }
 
-Vector3 Patch::spacing() const { return m_level->spacing(); }
+Vector3 Patch::spacing() const {
+  return m_level->spacing();
+}
 
-Vector3 Patch::cellCentre(const IntVector& cell) const { return m_level->cellCentre(cell); }
+Vector3 Patch::cellCentre(const IntVector& cell) const {
+  return m_level->cellCentre(cell);
+}
 
 const Patch* Patch::neighbour(const IntVector& direction) const {
   return m_level->patchAtLayout(m_layoutIndex + direction);

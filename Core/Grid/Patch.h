@@ -17,9 +17,15 @@ class Level;
 
 enum class Face { XMinus, XPlus, YMinus, YPlus, ZMinus, ZPlus };
 
-KOKKOS_INLINE_FUNCTION constexpr int faceAxis(Face f) { return static_cast<int>(f) / 2; }
-KOKKOS_INLINE_FUNCTION constexpr int faceSide(Face f) { return static_cast<int>(f) % 2; }
-constexpr Face makeFace(int axis, int side) { return static_cast<Face>(2 * axis + side); }
+KOKKOS_INLINE_FUNCTION constexpr int faceAxis(Face f) {
+  return static_cast<int>(f) / 2;
+}
+KOKKOS_INLINE_FUNCTION constexpr int faceSide(Face f) {
+  return static_cast<int>(f) % 2;
+}
+constexpr Face makeFace(int axis, int side) {
+  return static_cast<Face>(2 * axis + side);
+}
 constexpr std::array<Face, 6> allFaces() {
   return {Face::XMinus, Face::XPlus, Face::YMinus, Face::YPlus, Face::ZMinus, Face::ZPlus};
 }

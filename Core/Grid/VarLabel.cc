@@ -6,9 +6,12 @@ namespace tessera {
 
 const char* varKindName(VarKind kind) {
   switch (kind) {
-    case VarKind::CellCentered: return "cell-centred";
-    case VarKind::Reduction: return "reduction";
-    case VarKind::PerPatch: return "per-patch";
+    case VarKind::CellCentered:
+      return "cell-centred";
+    case VarKind::Reduction:
+      return "reduction";
+    case VarKind::PerPatch:
+      return "per-patch";
   }
   return "unknown";
 }
@@ -30,8 +33,8 @@ const VarLabel* VarLabelRegistry::createLabel(const std::string& name, std::type
   if (found != m_labels.end()) {
     TESSERA_REQUIRE_THROWS(found->second->type() == type,
                            "variable '" << name << "' is already registered as "
-                                        << found->second->typeName() << "; cannot register it again as "
-                                        << typeName);
+                                        << found->second->typeName()
+                                        << "; cannot register it again as " << typeName);
     return found->second.get();
   }
   auto label = std::make_unique<VarLabel>(name, type, typeName, kind, bytes, std::move(ops));
@@ -47,7 +50,8 @@ const VarLabel* VarLabelRegistry::find(const std::string& name) const {
 
 std::vector<const VarLabel*> VarLabelRegistry::all() const {
   std::vector<const VarLabel*> labels;
-  for (const auto& entry : m_labels) labels.push_back(entry.second.get());
+  for (const auto& entry : m_labels)
+    labels.push_back(entry.second.get());
   return labels;
 }
 

@@ -27,7 +27,9 @@ struct Vector3 {
   KOKKOS_INLINE_FUNCTION constexpr Vector3 operator-(const Vector3& o) const {
     return {x - o.x, y - o.y, z - o.z};
   }
-  KOKKOS_INLINE_FUNCTION constexpr Vector3 operator*(double s) const { return {x * s, y * s, z * s}; }
+  KOKKOS_INLINE_FUNCTION constexpr Vector3 operator*(double s) const {
+    return {x * s, y * s, z * s};
+  }
   KOKKOS_INLINE_FUNCTION constexpr bool operator==(const Vector3& o) const {
     return x == o.x && y == o.y && z == o.z;
   }

@@ -18,7 +18,9 @@ Communicator::Communicator(MPI_Comm comm, bool owned) : m_comm(comm), m_owned(ow
   TESSERA_MPI_CHECK(MPI_Comm_size(m_comm, &m_size));
 }
 
-Communicator Communicator::borrow(MPI_Comm comm) { return Communicator(comm, false); }
+Communicator Communicator::borrow(MPI_Comm comm) {
+  return Communicator(comm, false);
+}
 
 Communicator Communicator::duplicate(MPI_Comm comm) {
   MPI_Comm copy = MPI_COMM_NULL;
@@ -43,7 +45,9 @@ Communicator& Communicator::operator=(Communicator&& other) noexcept {
   return *this;
 }
 
-Communicator::~Communicator() { release(); }
+Communicator::~Communicator() {
+  release();
+}
 
 void Communicator::release() noexcept {
   if (m_owned && m_comm != MPI_COMM_NULL) {
@@ -55,7 +59,9 @@ void Communicator::release() noexcept {
   m_owned = false;
 }
 
-void Communicator::barrier() const { TESSERA_MPI_CHECK(MPI_Barrier(m_comm)); }
+void Communicator::barrier() const {
+  TESSERA_MPI_CHECK(MPI_Barrier(m_comm));
+}
 
 double Communicator::allreduceMin(double value) const {
   double result = value;

@@ -12,13 +12,13 @@
 
 #include "Core/Util/Error.h"
 
-#define TESSERA_MPI_CHECK(call)                                                            \
-  do {                                                                                     \
-    const int tessera_mpi_rc_ = (call);                                                    \
-    if (tessera_mpi_rc_ != MPI_SUCCESS) {                                                  \
-      ::tessera::detail::throwError(__FILE__, __LINE__,                                    \
+#define TESSERA_MPI_CHECK(call)                                                         \
+  do {                                                                                  \
+    const int tessera_mpi_rc_ = (call);                                                 \
+    if (tessera_mpi_rc_ != MPI_SUCCESS) {                                               \
+      ::tessera::detail::throwError(__FILE__, __LINE__,                                 \
                                     ::tessera::mpiErrorString(#call, tessera_mpi_rc_)); \
-    }                                                                                      \
+    }                                                                                   \
   } while (false)
 
 namespace tessera {

@@ -15,9 +15,9 @@ int initialiseMpi(int& argc, char**& argv, int required, bool& owns) {
     TESSERA_MPI_CHECK(MPI_Init_thread(&argc, &argv, required, &provided));
     owns = true;
   }
-  TESSERA_REQUIRE_THROWS(provided >= required, "MPI provides thread level "
-                                                   << provided << " but Tessera needs "
-                                                   << required);
+  TESSERA_REQUIRE_THROWS(provided >= required, "MPI provides thread level " << provided
+                                                                            << " but Tessera needs "
+                                                                            << required);
   return provided;
 }
 }  // namespace

@@ -13,8 +13,9 @@ namespace tessera {
 // Signed indices: extra and ghost cells have negative indices, and the
 // default index type of a policy is the (unsigned) size type.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
-using CellPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
-                                         Kokkos::IndexType<int>>;
+using CellPolicy =
+    Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<3, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
+                          Kokkos::IndexType<int>>;
 
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 CellPolicy<ExecSpace> cellPolicy(const ExecSpace& space, const Box& box) {
@@ -25,7 +26,8 @@ CellPolicy<ExecSpace> cellPolicy(const ExecSpace& space, const Box& box) {
 // Runs body(i, j, k) for every cell of `box` on `space` (asynchronously: the
 // caller fences when it needs the results).
 template <class ExecSpace, class Body>
-void parallelFor(const std::string& label, const ExecSpace& space, const Box& box, const Body& body) {
+void parallelFor(const std::string& label, const ExecSpace& space, const Box& box,
+                 const Body& body) {
   if (box.empty()) return;
   Kokkos::parallel_for(label, cellPolicy(space, box), body);
 }
@@ -45,7 +47,8 @@ void parallelReduce(const std::string& label, const ExecSpace& space, const Box&
 }
 
 template <class Body, class Reducer>
-void parallelReduce(const std::string& label, const Box& box, const Body& body, const Reducer& reducer) {
+void parallelReduce(const std::string& label, const Box& box, const Body& body,
+                    const Reducer& reducer) {
   parallelReduce(label, Kokkos::DefaultExecutionSpace(), box, body, reducer);
 }
 

@@ -24,7 +24,8 @@ Schema timeSchema() {
       .range("init_time", 0)
       .optional("max_timesteps", VT::Int, "stop after this many steps")
       .range("max_timesteps", 0)
-      .optional("delt_min", VT::Double, "lower limit on the time step (raised to it, with a warning)")
+      .optional("delt_min", VT::Double,
+                "lower limit on the time step (raised to it, with a warning)")
       .greaterThan("delt_min", 0)
       .optional("delt_max", VT::Double, "upper limit on the time step")
       .greaterThan("delt_max", 0)

@@ -43,13 +43,13 @@ namespace detail {
     }                                                                                  \
   } while (false)
 
-#define TESSERA_REQUIRE_THROWS(cond, msg)                                             \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      std::ostringstream tessera_require_msg_;                                        \
-      tessera_require_msg_ << msg;                                                    \
+#define TESSERA_REQUIRE_THROWS(cond, msg)                                            \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
+      std::ostringstream tessera_require_msg_;                                       \
+      tessera_require_msg_ << msg;                                                   \
       ::tessera::detail::throwError(__FILE__, __LINE__, tessera_require_msg_.str()); \
-    }                                                                                 \
+    }                                                                                \
   } while (false)
 
 #define TESSERA_FAIL(msg) TESSERA_REQUIRE_THROWS(false, msg)

@@ -30,13 +30,21 @@ class Logger {
     write(level, line.str());
   }
   template <class... Args>
-  void error(const Args&... args) { log(LogLevel::Error, args...); }
+  void error(const Args&... args) {
+    log(LogLevel::Error, args...);
+  }
   template <class... Args>
-  void warning(const Args&... args) { log(LogLevel::Warning, args...); }
+  void warning(const Args&... args) {
+    log(LogLevel::Warning, args...);
+  }
   template <class... Args>
-  void info(const Args&... args) { log(LogLevel::Info, args...); }
+  void info(const Args&... args) {
+    log(LogLevel::Info, args...);
+  }
   template <class... Args>
-  void debug(const Args&... args) { log(LogLevel::Debug, args...); }
+  void debug(const Args&... args) {
+    log(LogLevel::Debug, args...);
+  }
 
  private:
   void write(LogLevel level, const std::string& text);

@@ -157,11 +157,13 @@ TEST(Level, GhostRegionsNonPeriodicCoverEveryGhostOnce) {
 
 TEST(Level, GhostRegionsPeriodicOneAndTwoLayers) {
   for (int layers : {1, 2}) {
-    expectGhostCoverage(Level(0, makeSpec({6, 5, 4}, {2, 2, 2}, {}, {true, true, true}), 0), layers);
-    expectGhostCoverage(Level(0, makeSpec({10, 6, 4}, {3, 1, 2}, {0, 1, 0}, {true, false, true}), 0),
+    expectGhostCoverage(Level(0, makeSpec({6, 5, 4}, {2, 2, 2}, {}, {true, true, true}), 0),
                         layers);
+    expectGhostCoverage(
+        Level(0, makeSpec({10, 6, 4}, {3, 1, 2}, {0, 1, 0}, {true, false, true}), 0), layers);
     // One patch along a periodic axis: it is its own neighbour.
-    expectGhostCoverage(Level(0, makeSpec({4, 4, 4}, {1, 1, 1}, {}, {true, true, true}), 0), layers);
+    expectGhostCoverage(Level(0, makeSpec({4, 4, 4}, {1, 1, 1}, {}, {true, true, true}), 0),
+                        layers);
   }
 }
 
@@ -169,14 +171,16 @@ TEST(Level, GhostRegionsIncludeEdgesAndCorners) {
   const Level level(0, makeSpec({4, 4, 4}, {2, 2, 2}), 0);
   const Patch& p = level.patches()[0];
   std::set<int> sources;
-  for (const GhostRegion& r : level.ghostRegions(p, 1)) sources.insert(r.source->id());
+  for (const GhostRegion& r : level.ghostRegions(p, 1))
+    sources.insert(r.source->id());
   EXPECT_EQ(sources, (std::set<int>{1, 2, 3, 4, 5, 6, 7}));  // faces, edges and the corner
 }
 
 TEST(Level, GhostLayersDeeperThanAPatchReachFurtherPatches) {
   const Level level(0, makeSpec({6, 1, 1}, {6, 1, 1}), 0);
   std::set<int> sources;
-  for (const GhostRegion& r : level.ghostRegions(level.patches()[2], 2)) sources.insert(r.source->id());
+  for (const GhostRegion& r : level.ghostRegions(level.patches()[2], 2))
+    sources.insert(r.source->id());
   EXPECT_EQ(sources, (std::set<int>{0, 1, 3, 4}));
   expectGhostCoverage(level, 2);
 }

@@ -60,5 +60,6 @@ TEST(Communicator, DuplicateHasSameShapeAsWorld) {
   EXPECT_EQ(moved.allreduceMax(static_cast<double>(world.rank())), world.size() - 1.0);
   const auto gathered = moved.allgather(2.0 * world.rank());
   ASSERT_EQ(static_cast<int>(gathered.size()), world.size());
-  for (int r = 0; r < world.size(); ++r) EXPECT_EQ(gathered[static_cast<std::size_t>(r)], 2.0 * r);
+  for (int r = 0; r < world.size(); ++r)
+    EXPECT_EQ(gathered[static_cast<std::size_t>(r)], 2.0 * r);
 }

@@ -32,7 +32,8 @@ TEST(CCVariable, KernelWritesMatchHostLoop) {
   var.fill(-1.0);
   const CellArray<double> a = var.array();
   const Box inner = box.grow(-1);
-  parallelFor("test", inner, KOKKOS_LAMBDA(int i, int j, int k) { a(i, j, k) = i * j - k; });
+  parallelFor(
+      "test", inner, KOKKOS_LAMBDA(int i, int j, int k) { a(i, j, k) = i * j - k; });
   Kokkos::fence();
   box.forEachCell([&](const IntVector& c) {
     const double expected = inner.contains(c) ? c.x * c.y - c.z : -1.0;
@@ -61,13 +62,14 @@ TEST(CCVariable, PackUnpackAndCopyRoundTrip) {
   CCVariable<double> dst(box);
   dst.fill(0.0);
   dst.unpack(region, bytes.data());
-  box.forEachCell([&](const IntVector& c) {
-    EXPECT_EQ(dst(c), region.contains(c) ? src(c) : 0.0) << c;
-  });
+  box.forEachCell(
+      [&](const IntVector& c) { EXPECT_EQ(dst(c), region.contains(c) ? src(c) : 0.0) << c; });
   CCVariable<double> shifted(box.shift({10, 0, 0}));
   shifted.fill(0.0);
   shifted.copyFrom(src, region, {10, 0, 0});
-  region.forEachCell([&](const IntVector& c) { EXPECT_EQ(shifted(c + IntVector{10, 0, 0}), src(c)); });
+  region.forEachCell([&](const IntVector& c) {
+    EXPECT_EQ(shifted(c + IntVector{10, 0, 0}), src(c));
+  });
   EXPECT_THROW(dst.pack(box.grow(1), bytes.data()), Error);
   EXPECT_THROW(shifted.copyFrom(src, region, {0, 0, 0}), Error);
 }

@@ -13,7 +13,8 @@ void ComponentRegistry::add(const std::string& name, Factory factory) {
 
 std::vector<std::string> ComponentRegistry::names() const {
   std::vector<std::string> all;
-  for (const auto& entry : m_factories) all.push_back(entry.first);
+  for (const auto& entry : m_factories)
+    all.push_back(entry.first);
   return all;
 }
 
@@ -22,7 +23,8 @@ std::unique_ptr<Application> ComponentRegistry::create(const std::string& name,
   auto found = m_factories.find(name);
   if (found == m_factories.end()) {
     std::ostringstream known;
-    for (const auto& entry : m_factories) known << (known.tellp() > 0 ? ", " : "") << entry.first;
+    for (const auto& entry : m_factories)
+      known << (known.tellp() > 0 ? ", " : "") << entry.first;
     throw InputError("unknown component '" + name + "' (known components: " + known.str() + ")");
   }
   return found->second(context);

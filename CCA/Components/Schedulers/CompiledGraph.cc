@@ -19,13 +19,15 @@ std::string DetailedTask::describe(const std::vector<Task>& tasks) const {
 
 std::size_t CompiledGraph::bytesSent() const {
   std::size_t total = 0;
-  for (const Message& m : sends) total += m.bytes;
+  for (const Message& m : sends)
+    total += m.bytes;
   return total;
 }
 
 std::size_t CompiledGraph::bytesReceived() const {
   std::size_t total = 0;
-  for (const Message& m : receives) total += m.bytes;
+  for (const Message& m : receives)
+    total += m.bytes;
   return total;
 }
 

@@ -62,13 +62,13 @@ struct DetailedTask {
   enum class Kind { PatchTask, Reduction };
   Kind kind = Kind::PatchTask;
   int id = -1;
-  int taskIndex = -1;            // index into CompiledGraph::tasks
-  const Patch* patch = nullptr;  // PatchTask only
+  int taskIndex = -1;                   // index into CompiledGraph::tasks
+  const Patch* patch = nullptr;         // PatchTask only
   const VarLabel* reduction = nullptr;  // Reduction only
-  std::vector<int> predecessors;   // local detailed tasks that must finish first
-  std::vector<int> fills;          // ghost fills to perform before running
-  std::vector<int> sendsToRelease; // send messages this task helps produce
-  std::vector<int> contributors;   // Reduction only: local tasks that contribute
+  std::vector<int> predecessors;        // local detailed tasks that must finish first
+  std::vector<int> fills;               // ghost fills to perform before running
+  std::vector<int> sendsToRelease;      // send messages this task helps produce
+  std::vector<int> contributors;        // Reduction only: local tasks that contribute
 
   std::string describe(const std::vector<Task>& tasks) const;
 };
@@ -77,8 +77,8 @@ struct CompiledGraph {
   std::string name;
   const Grid* grid = nullptr;
   int rank = 0;
-  std::vector<Task> tasks;                   // in execution (topological) order
-  std::vector<DetailedTask> detailedTasks;   // in execution order
+  std::vector<Task> tasks;                  // in execution (topological) order
+  std::vector<DetailedTask> detailedTasks;  // in execution order
   std::vector<GhostFill> fills;
   std::vector<Message> sends;
   std::vector<Message> receives;

@@ -7,24 +7,31 @@
 namespace tessera {
 
 namespace {
-std::string nodeName(int rank, int id) { return "r" + std::to_string(rank) + "_t" + std::to_string(id); }
-std::string startName(int rank) { return "r" + std::to_string(rank) + "_oldDW"; }
+std::string nodeName(int rank, int id) {
+  return "r" + std::to_string(rank) + "_t" + std::to_string(id);
+}
+std::string startName(int rank) {
+  return "r" + std::to_string(rank) + "_oldDW";
+}
 }  // namespace
 
 void writeGraphviz(std::ostream& out, const std::vector<CompiledGraph>& perRank) {
   out << "digraph \"" << (perRank.empty() ? "graph" : perRank.front().name) << "\" {\n"
       << "  rankdir=LR;\n  node [shape=box, fontsize=10];\n";
   for (const CompiledGraph& graph : perRank) {
-    out << "  subgraph cluster_rank" << graph.rank << " {\n    label=\"rank " << graph.rank << "\";\n";
+    out << "  subgraph cluster_rank" << graph.rank << " {\n    label=\"rank " << graph.rank
+        << "\";\n";
     out << "    " << startName(graph.rank) << " [label=\"OldDW\", shape=cylinder];\n";
     for (const DetailedTask& node : graph.detailedTasks) {
       out << "    " << nodeName(graph.rank, node.id) << " [label=\"" << node.describe(graph.tasks)
-          << "\"" << (node.kind == DetailedTask::Kind::Reduction ? ", shape=diamond" : "") << "];\n";
+          << "\"" << (node.kind == DetailedTask::Kind::Reduction ? ", shape=diamond" : "")
+          << "];\n";
     }
     out << "  }\n";
     for (const DetailedTask& node : graph.detailedTasks) {
       for (int predecessor : node.predecessors)
-        out << "  " << nodeName(graph.rank, predecessor) << " -> " << nodeName(graph.rank, node.id) << ";\n";
+        out << "  " << nodeName(graph.rank, predecessor) << " -> " << nodeName(graph.rank, node.id)
+            << ";\n";
     }
   }
   // A message runs from its producers on the sender to the tasks on the
@@ -35,7 +42,8 @@ void writeGraphviz(std::ostream& out, const std::vector<CompiledGraph>& perRank)
       std::set<int> consumers;
       for (const DetailedTask& node : receiver.detailedTasks) {
         for (int fill : node.fills) {
-          for (const auto& [index, piece] : receiver.fills[static_cast<std::size_t>(fill)].remotePieces) {
+          for (const auto& [index, piece] :
+               receiver.fills[static_cast<std::size_t>(fill)].remotePieces) {
             if (index == static_cast<int>(m)) consumers.insert(node.id);
           }
         }
@@ -45,7 +53,8 @@ void writeGraphviz(std::ostream& out, const std::vector<CompiledGraph>& perRank)
         if (sender.rank != message.peer) continue;
         for (const Message& sent : sender.sends) {
           if (sent.peer != receiver.rank || sent.phase != message.phase) continue;
-          for (int producer : sent.producers) sources.push_back(nodeName(sender.rank, producer));
+          for (int producer : sent.producers)
+            sources.push_back(nodeName(sender.rank, producer));
           if (sent.producers.empty()) sources.push_back(startName(sender.rank));
         }
       }

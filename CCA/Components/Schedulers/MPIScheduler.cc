@@ -33,7 +33,8 @@ class MPIScheduler::Execution {
       if (node.kind == DetailedTask::Kind::Reduction) {
         reduce(node);
       } else {
-        for (int fill : node.fills) performFill(fill);
+        for (int fill : node.fills)
+          performFill(fill);
         runTask(node);
       }
       for (int send : node.sendsToRelease) {
@@ -44,7 +45,9 @@ class MPIScheduler::Execution {
   }
 
  private:
-  OnDemandDataWarehouse& warehouse(Task::WhichDW dw) { return dw == Task::OldDW ? m_oldDW : m_newDW; }
+  OnDemandDataWarehouse& warehouse(Task::WhichDW dw) {
+    return dw == Task::OldDW ? m_oldDW : m_newDW;
+  }
   const Patch& patch(int id) const { return m_graph.grid->patchById(id); }
 
   void postReceives() {
@@ -54,8 +57,9 @@ class MPIScheduler::Execution {
     for (std::size_t r = 0; r < m_graph.receives.size(); ++r) {
       const Message& message = m_graph.receives[r];
       m_recvBuffers[r].resize(message.bytes);
-      TESSERA_MPI_CHECK(MPI_Irecv(m_recvBuffers[r].data(), static_cast<int>(message.bytes), MPI_BYTE,
-                                  message.peer, message.tag, m_comm.get(), &m_recvRequests[r]));
+      TESSERA_MPI_CHECK(MPI_Irecv(m_recvBuffers[r].data(), static_cast<int>(message.bytes),
+                                  MPI_BYTE, message.peer, message.tag, m_comm.get(),
+                                  &m_recvRequests[r]));
     }
   }
 
@@ -66,15 +70,18 @@ class MPIScheduler::Execution {
       ScopedTimer timer(m_stats.packSeconds);
       buffer.resize(message.bytes);
       for (const GhostPiece& piece : message.pieces) {
-        const auto var = warehouse(piece.dw).findGridVariable(piece.label, patch(piece.sourcePatch));
-        TESSERA_REQUIRE_THROWS(var != nullptr, "cannot send '" << piece.label->name() << "' of patch "
-                                                               << piece.sourcePatch << ": not in "
+        const auto var =
+            warehouse(piece.dw).findGridVariable(piece.label, patch(piece.sourcePatch));
+        TESSERA_REQUIRE_THROWS(var != nullptr, "cannot send '" << piece.label->name()
+                                                               << "' of patch " << piece.sourcePatch
+                                                               << ": not in "
                                                                << warehouse(piece.dw).name());
         var->pack(piece.sourceBox, buffer.data() + piece.byteOffset);
       }
     }
-    TESSERA_MPI_CHECK(MPI_Isend(buffer.data(), static_cast<int>(message.bytes), MPI_BYTE, message.peer,
-                                message.tag, m_comm.get(), &m_sendRequests[static_cast<std::size_t>(index)]));
+    TESSERA_MPI_CHECK(MPI_Isend(buffer.data(), static_cast<int>(message.bytes), MPI_BYTE,
+                                message.peer, message.tag, m_comm.get(),
+                                &m_sendRequests[static_cast<std::size_t>(index)]));
     ++m_stats.messagesSent;
     m_stats.bytesSent += static_cast<std::int64_t>(message.bytes);
     releaseFinishedSends();
@@ -94,11 +101,13 @@ class MPIScheduler::Execution {
     if (m_recvDone[static_cast<std::size_t>(index)]) return;
     {
       ScopedTimer timer(m_stats.waitSeconds);
-      TESSERA_MPI_CHECK(MPI_Wait(&m_recvRequests[static_cast<std::size_t>(index)], MPI_STATUS_IGNORE));
+      TESSERA_MPI_CHECK(
+          MPI_Wait(&m_recvRequests[static_cast<std::size_t>(index)], MPI_STATUS_IGNORE));
     }
     m_recvDone[static_cast<std::size_t>(index)] = true;
     ++m_stats.messagesReceived;
-    m_stats.bytesReceived += static_cast<std::int64_t>(m_graph.receives[static_cast<std::size_t>(index)].bytes);
+    m_stats.bytesReceived +=
+        static_cast<std::int64_t>(m_graph.receives[static_cast<std::size_t>(index)].bytes);
   }
 
   void performFill(int index) {
@@ -108,19 +117,23 @@ class MPIScheduler::Execution {
     const Patch& target = patch(fill.patchId);
     dw.ensureGhostRoom(fill.label, target, fill.numGhost);
     const auto destination = dw.findGridVariable(fill.label, target);
-    for (const auto& [message, piece] : fill.remotePieces) waitReceive(message);
+    for (const auto& [message, piece] : fill.remotePieces)
+      waitReceive(message);
     ScopedTimer timer(m_stats.packSeconds);
     for (const GhostPiece& copy : fill.localCopies) {
       const auto source = dw.findGridVariable(copy.label, patch(copy.sourcePatch));
-      TESSERA_REQUIRE_THROWS(source != nullptr, "ghost cells of '" << copy.label->name() << "' need patch "
-                                                                   << copy.sourcePatch << ", which is not in "
-                                                                   << dw.name());
+      TESSERA_REQUIRE_THROWS(source != nullptr, "ghost cells of '"
+                                                    << copy.label->name() << "' need patch "
+                                                    << copy.sourcePatch << ", which is not in "
+                                                    << dw.name());
       destination->copyFrom(*source, copy.sourceBox, copy.offset);
     }
     for (const auto& [message, pieceIndex] : fill.remotePieces) {
-      const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)].pieces[static_cast<std::size_t>(pieceIndex)];
-      destination->unpack(piece.sourceBox.shift(piece.offset),
-                          m_recvBuffers[static_cast<std::size_t>(message)].data() + piece.byteOffset);
+      const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]
+                                    .pieces[static_cast<std::size_t>(pieceIndex)];
+      destination->unpack(
+          piece.sourceBox.shift(piece.offset),
+          m_recvBuffers[static_cast<std::size_t>(message)].data() + piece.byteOffset);
     }
     m_fillDone[static_cast<std::size_t>(index)] = true;
   }
@@ -154,7 +167,8 @@ class MPIScheduler::Execution {
     std::vector<int> counts(static_cast<std::size_t>(m_comm.size()));
     TESSERA_MPI_CHECK(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, m_comm.get()));
     std::vector<int> displacements(counts.size(), 0);
-    for (std::size_t r = 1; r < counts.size(); ++r) displacements[r] = displacements[r - 1] + counts[r - 1];
+    for (std::size_t r = 1; r < counts.size(); ++r)
+      displacements[r] = displacements[r - 1] + counts[r - 1];
     std::vector<std::byte> all(static_cast<std::size_t>(displacements.back() + counts.back()));
     TESSERA_MPI_CHECK(MPI_Allgatherv(local.data(), count, MPI_BYTE, all.data(), counts.data(),
                                      displacements.data(), MPI_BYTE, m_comm.get()));
@@ -166,7 +180,8 @@ class MPIScheduler::Execution {
     }
     std::vector<std::byte> result(ops.bytes);
     ops.identity(result.data());
-    for (const auto& [id, value] : byPatch) ops.combine(result.data(), value);
+    for (const auto& [id, value] : byPatch)
+      ops.combine(result.data(), value);
     m_newDW.setReducedValue(label, result.data());
     ++m_stats.reductions;
   }
@@ -177,7 +192,8 @@ class MPIScheduler::Execution {
                                   MPI_STATUSES_IGNORE));
     for (std::size_t r = 0; r < m_recvRequests.size(); ++r) {
       TESSERA_REQUIRE_THROWS(m_recvDone[r], "a message from rank " << m_graph.receives[r].peer
-                                                                   << " (phase " << m_graph.receives[r].phase
+                                                                   << " (phase "
+                                                                   << m_graph.receives[r].phase
                                                                    << ") was never consumed");
     }
   }
@@ -199,11 +215,13 @@ class MPIScheduler::Execution {
 MPIScheduler::MPIScheduler(const Communicator& world)
     : m_comm(Communicator::duplicate(world.get())) {}
 
-void MPIScheduler::beginGraph(const std::string& name) { m_recording = std::make_unique<TaskGraph>(name); }
+void MPIScheduler::beginGraph(const std::string& name) {
+  m_recording = std::make_unique<TaskGraph>(name);
+}
 
 void MPIScheduler::addTask(Task task, const std::vector<const Patch*>& patches) {
-  TESSERA_REQUIRE_THROWS(m_recording != nullptr, "addTask('" << task.name()
-                                                             << "') outside of a graph being recorded");
+  TESSERA_REQUIRE_THROWS(m_recording != nullptr,
+                         "addTask('" << task.name() << "') outside of a graph being recorded");
   m_recording->addTask(std::move(task), patches);
 }
 

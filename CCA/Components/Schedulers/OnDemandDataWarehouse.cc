@@ -4,7 +4,8 @@
 
 namespace tessera {
 
-OnDemandDataWarehouse::OnDemandDataWarehouse(std::string role, int timestep, double time, double delT)
+OnDemandDataWarehouse::OnDemandDataWarehouse(std::string role, int timestep, double time,
+                                             double delT)
     : m_role(std::move(role)), m_timestep(timestep), m_time(time), m_delT(delT) {}
 
 std::string OnDemandDataWarehouse::name() const {
@@ -13,8 +14,8 @@ std::string OnDemandDataWarehouse::name() const {
   return out.str();
 }
 
-std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::findGridVariable(const VarLabel* label,
-                                                                          const Patch& patch) const {
+std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::findGridVariable(
+    const VarLabel* label, const Patch& patch) const {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto found = m_grid.find({label, patch.id()});
   return found == m_grid.end() ? nullptr : found->second;
@@ -37,10 +38,12 @@ int OnDemandDataWarehouse::ghostLayersToAllocate(const VarLabel* label) const {
 
 void OnDemandDataWarehouse::setGhostLayers(const std::map<const VarLabel*, int>& layers) {
   std::lock_guard<std::mutex> lock(m_mutex);
-  for (const auto& [label, n] : layers) m_ghostLayers[label] = std::max(m_ghostLayers[label], n);
+  for (const auto& [label, n] : layers)
+    m_ghostLayers[label] = std::max(m_ghostLayers[label], n);
 }
 
-void OnDemandDataWarehouse::ensureGhostRoom(const VarLabel* label, const Patch& patch, int numGhost) {
+void OnDemandDataWarehouse::ensureGhostRoom(const VarLabel* label, const Patch& patch,
+                                            int numGhost) {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto found = m_grid.find({label, patch.id()});
   TESSERA_REQUIRE_THROWS(found != m_grid.end(), "'" << label->name() << "' on " << patch
@@ -59,8 +62,8 @@ void OnDemandDataWarehouse::putReductionContribution(const VarLabel* label, int 
                                                      const std::byte* value) {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto& slot = m_contributions[label][patchId];
-  TESSERA_REQUIRE_THROWS(slot.empty(), "patch " << patchId << " contributed twice to '"
-                                                << label->name() << "'");
+  TESSERA_REQUIRE_THROWS(slot.empty(),
+                         "patch " << patchId << " contributed twice to '" << label->name() << "'");
   slot.assign(value, value + label->elementBytes());
 }
 

@@ -29,7 +29,8 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   void putGridVariable(const VarLabel* label, const Patch& patch,
                        std::shared_ptr<GridVariableBase> var) override;
   int ghostLayersToAllocate(const VarLabel* label) const override;
-  void putReductionContribution(const VarLabel* label, int patchId, const std::byte* value) override;
+  void putReductionContribution(const VarLabel* label, int patchId,
+                                const std::byte* value) override;
   bool reducedValue(const VarLabel* label, std::byte* out) const override;
   void putPerPatchValue(const VarLabel* label, const Patch& patch, std::any value) override;
   std::any perPatchValue(const VarLabel* label, const Patch& patch) const override;

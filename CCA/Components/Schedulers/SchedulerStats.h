@@ -12,10 +12,10 @@ struct SchedulerStats {
   std::int64_t bytesSent = 0;
   std::int64_t messagesReceived = 0;
   std::int64_t bytesReceived = 0;
-  double taskSeconds = 0.0;     // inside task callbacks (kernels included)
-  double waitSeconds = 0.0;     // blocked on MPI
-  double packSeconds = 0.0;     // packing, unpacking and local ghost copies
-  double reduceSeconds = 0.0;   // in reductions
+  double taskSeconds = 0.0;    // inside task callbacks (kernels included)
+  double waitSeconds = 0.0;    // blocked on MPI
+  double packSeconds = 0.0;    // packing, unpacking and local ghost copies
+  double reduceSeconds = 0.0;  // in reductions
 
   SchedulerStats& operator+=(const SchedulerStats& o) {
     tasksRun += o.tasksRun;

@@ -18,8 +18,8 @@ using MessageKey = std::tuple<int /*from*/, int /*to*/, int /*phase*/>;
 // Everything compile() works out for all ranks before it keeps its own part.
 class GraphBuilder {
  public:
-  GraphBuilder(const Grid& grid, const std::vector<int>& patchRanks, int rank,
-               CompiledGraph& graph, const std::vector<std::vector<const Patch*>>& patchSets,
+  GraphBuilder(const Grid& grid, const std::vector<int>& patchRanks, int rank, CompiledGraph& graph,
+               const std::vector<std::vector<const Patch*>>& patchSets,
                const std::map<const VarLabel*, std::vector<int>>& chains)
       : m_grid(grid), m_ranks(patchRanks), m_rank(rank), m_graph(graph), m_patchSets(patchSets) {
     for (const auto& [label, chain] : chains) {
@@ -52,8 +52,8 @@ class GraphBuilder {
     const auto& chain = found->second;
     auto self = std::find(chain.begin(), chain.end(), reader);
     if (self != chain.end()) {
-      TESSERA_REQUIRE_THROWS(self != chain.begin(), "task '" << readerTask.name()
-                                                             << "' reads '" << label->name()
+      TESSERA_REQUIRE_THROWS(self != chain.begin(), "task '" << readerTask.name() << "' reads '"
+                                                             << label->name()
                                                              << "' before computing it");
       return *(self - 1);
     }
@@ -86,7 +86,8 @@ class GraphBuilder {
       }
       // Every rank takes part in every reduction, patches or not.
       for (const Task::Dependency& dep : m_graph.tasks[t].dependencies()) {
-        if (dep.access != Task::Access::Computes || dep.label->kind() != VarKind::Reduction) continue;
+        if (dep.access != Task::Access::Computes || dep.label->kind() != VarKind::Reduction)
+          continue;
         DetailedTask node;
         node.kind = DetailedTask::Kind::Reduction;
         node.id = static_cast<int>(m_graph.detailedTasks.size());
@@ -115,7 +116,8 @@ class GraphBuilder {
         const bool reduction = dep.label->kind() == VarKind::Reduction;
         if (dep.access == Task::Access::Computes) {
           if (reduction) {
-            DetailedTask& reducer = m_graph.detailedTasks[static_cast<std::size_t>(m_reductionNode.at(dep.label))];
+            DetailedTask& reducer =
+                m_graph.detailedTasks[static_cast<std::size_t>(m_reductionNode.at(dep.label))];
             reducer.contributors.push_back(node.id);
             addPredecessor(reducer, node.id);
           }
@@ -129,11 +131,13 @@ class GraphBuilder {
           auto found = m_reductionNode.find(dep.label);
           TESSERA_REQUIRE_THROWS(found != m_reductionNode.end(),
                                  "task '" << task.name() << "' requires reduction '"
-                                          << dep.label->name() << "' from NewDW, but no task computes it");
+                                          << dep.label->name()
+                                          << "' from NewDW, but no task computes it");
           addPredecessor(node, found->second);
           continue;
         }
-        addPredecessor(node, localNode(writerFor(dep.label, patchId, node.taskIndex, task), patchId));
+        addPredecessor(node,
+                       localNode(writerFor(dep.label, patchId, node.taskIndex, task), patchId));
         if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, *node.patch, node));
       }
     }
@@ -198,7 +202,7 @@ class GraphBuilder {
             message.phase = phase;
             message.tag = phase;
             message.peer = sender == m_rank ? receiver : sender;
-            GhostPiece piece{dep.label, dep.dw, region.source->id(), patch->id(),
+            GhostPiece piece{dep.label,        dep.dw,        region.source->id(), patch->id(),
                              region.sourceBox, region.offset, message.bytes};
             message.bytes += piece.bytes();
             message.pieces.push_back(piece);
@@ -258,10 +262,12 @@ CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patch
                                  int rank) const {
   const Timer timer;
   TESSERA_REQUIRE_THROWS(static_cast<int>(patchRanks.size()) == grid.numPatches(),
-                         "the load balance covers " << patchRanks.size() << " patches, the grid has "
+                         "the load balance covers " << patchRanks.size()
+                                                    << " patches, the grid has "
                                                     << grid.numPatches());
   std::vector<const Task*> tasks;
-  for (const Entry& entry : m_entries) tasks.push_back(&entry.task);
+  for (const Entry& entry : m_entries)
+    tasks.push_back(&entry.task);
   const TaskOrder order = orderTasks(tasks);
 
   // Renumber everything in execution order.
@@ -278,7 +284,8 @@ CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patch
   }
   std::map<const VarLabel*, std::vector<int>> chains;
   for (const auto& [label, chain] : order.writerChains) {
-    for (int task : chain) chains[label].push_back(position[static_cast<std::size_t>(task)]);
+    for (int task : chain)
+      chains[label].push_back(position[static_cast<std::size_t>(task)]);
   }
   GraphBuilder(grid, patchRanks, rank, graph, patchSets, chains).build();
   graph.compileSeconds = timer.seconds();

@@ -55,8 +55,9 @@ std::map<const VarLabel*, std::vector<int>> collectWriters(const std::vector<con
   return chains;
 }
 
-std::vector<std::vector<Edge>> collectEdges(const std::vector<const Task*>& tasks,
-                                            const std::map<const VarLabel*, std::vector<int>>& chains) {
+std::vector<std::vector<Edge>> collectEdges(
+    const std::vector<const Task*>& tasks,
+    const std::map<const VarLabel*, std::vector<int>>& chains) {
   std::vector<std::vector<Edge>> before(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const int self = static_cast<int>(i);
@@ -78,7 +79,8 @@ std::vector<std::vector<Edge>> collectEdges(const std::vector<const Task*>& task
                               << dep.label->name() << "' from NewDW, which it modifies");
       }
       // Readers see the final version; a modifier sees the version before it.
-      const int writer = position > 0 ? chain[static_cast<std::size_t>(position - 1)] : chain.back();
+      const int writer =
+          position > 0 ? chain[static_cast<std::size_t>(position - 1)] : chain.back();
       before[i].push_back({writer, dep.label});
     }
   }
@@ -108,8 +110,8 @@ std::string describeCycle(const std::vector<const Task*>& tasks,
   out << "the tasks form a cycle through NewDW: ";
   const std::size_t start = seenAt[current];
   for (std::size_t k = start; k < path.size(); ++k) {
-    out << "'" << tasks[static_cast<std::size_t>(path[k])]->name() << "' needs '"
-        << via[k]->name() << "' from ";
+    out << "'" << tasks[static_cast<std::size_t>(path[k])]->name() << "' needs '" << via[k]->name()
+        << "' from ";
   }
   out << "'" << tasks[static_cast<std::size_t>(current)]->name() << "'";
   return out.str();
@@ -126,9 +128,11 @@ TaskOrder orderTasks(const std::vector<const Task*>& tasks) {
   std::vector<std::vector<int>> after(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     std::set<int> distinct;
-    for (const Edge& e : before[i]) distinct.insert(e.from);
+    for (const Edge& e : before[i])
+      distinct.insert(e.from);
     pending[i] = static_cast<int>(distinct.size());
-    for (int from : distinct) after[static_cast<std::size_t>(from)].push_back(static_cast<int>(i));
+    for (int from : distinct)
+      after[static_cast<std::size_t>(from)].push_back(static_cast<int>(i));
   }
   // Kahn's algorithm; among ready tasks the earliest added runs first, so the
   // order is the same on every rank and for every run.

@@ -29,7 +29,8 @@ std::unique_ptr<Application> createComponent(const ProblemSpec& deck,
   const std::string name = section.get<std::string>("name");
   if (!components.contains(name)) {
     std::string known;
-    for (const std::string& n : components.names()) known += (known.empty() ? "" : ", ") + n;
+    for (const std::string& n : components.names())
+      known += (known.empty() ? "" : ", ") + n;
     throw section.errorAtValue("name", "unknown component '" + name + "' (known: " + known + ")");
   }
   return components.create(name, context);
@@ -44,15 +45,17 @@ Schema fullSchema(const ProblemSpec& deck, const Application& app) {
 // Sums the digests of every local patch's interior over all ranks.
 std::vector<FieldDigest> digestFields(const Application& app, const Level& level,
                                       const OnDemandDataWarehouse& dw,
-                                      const std::vector<int>& patchRanks, const Communicator& comm) {
+                                      const std::vector<int>& patchRanks,
+                                      const Communicator& comm) {
   std::vector<FieldDigest> digests;
   for (const VarLabel* label : app.stateLabels()) {
     std::uint64_t local = 0;
     for (const Patch& patch : level.patches()) {
       if (patchRanks[static_cast<std::size_t>(patch.id())] != comm.rank()) continue;
       const auto var = dw.findGridVariable(label, patch);
-      TESSERA_REQUIRE_THROWS(var != nullptr, "state variable '" << label->name() << "' is missing on "
-                                                                << patch << " at the end of the run");
+      TESSERA_REQUIRE_THROWS(var != nullptr, "state variable '" << label->name()
+                                                                << "' is missing on " << patch
+                                                                << " at the end of the run");
       local += var->digest(patch.interior());
     }
     digests.push_back({label->name(), comm.allreduceSumWrapping(local)});
@@ -73,7 +76,8 @@ SchedulerStats sumOverRanks(const SchedulerStats& mine, const Communicator& comm
 void writeTaskGraph(const std::string& file, const MPIScheduler& sched, const Grid& grid,
                     const std::vector<int>& patchRanks, int numRanks) {
   std::vector<CompiledGraph> perRank;
-  for (int r = 0; r < numRanks; ++r) perRank.push_back(sched.recordedGraph().compile(grid, patchRanks, r));
+  for (int r = 0; r < numRanks; ++r)
+    perRank.push_back(sched.recordedGraph().compile(grid, patchRanks, r));
   std::ofstream out(file);
   if (!out) throw InputError("cannot write the task graph to '" + file + "'");
   writeGraphviz(out, perRank);
@@ -110,11 +114,12 @@ RunResult SimulationController::run(const RunOptions& options) {
   TimestepControl control = TimestepControl::fromDeck(m_deck.section("time"));
   if (options.maxTimesteps) control.maxTimesteps = options.maxTimesteps;
   const auto schedulerSpec = m_deck.findSection("scheduler");
-  const bool rebuildEveryStep = schedulerSpec && schedulerSpec->get<bool>("rebuild_every_timestep", false);
+  const bool rebuildEveryStep =
+      schedulerSpec && schedulerSpec->get<bool>("rebuild_every_timestep", false);
   const auto balancerSpec = m_deck.findSection("load_balancer");
-  const auto balancer = makeLoadBalancer(balancerSpec ? balancerSpec->get<std::string>("type", "sfc") : "sfc",
-                                         balancerSpec ? balancerSpec->get<std::string>("curve", "hilbert")
-                                                      : "hilbert");
+  const auto balancer = makeLoadBalancer(
+      balancerSpec ? balancerSpec->get<std::string>("type", "sfc") : "sfc",
+      balancerSpec ? balancerSpec->get<std::string>("curve", "hilbert") : "hilbert");
   const std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
   const Level& level = grid.level(0);
   m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
@@ -138,14 +143,16 @@ RunResult SimulationController::run(const RunOptions& options) {
   CompiledGraph stepGraph = sched.compile(grid, patchRanks);
   m_log.info("timestep graph: ", stepGraph.tasks.size(), " tasks, ", stepGraph.detailedTasks.size(),
              " detailed tasks, ", stepGraph.sends.size(), " sends and ", stepGraph.receives.size(),
-             " receives on rank 0; compiled in ", std::setprecision(3), stepGraph.compileSeconds * 1e3, " ms");
+             " receives on rank 0; compiled in ", std::setprecision(3),
+             stepGraph.compileSeconds * 1e3, " ms");
   if (!options.taskGraphFile.empty() && m_world.isRoot()) {
     writeTaskGraph(options.taskGraphFile, sched, grid, patchRanks, m_world.size());
     m_log.info("wrote the timestep graph to ", options.taskGraphFile);
   }
 
   std::set<const VarLabel*> keep(stepGraph.oldDWReads.begin(), stepGraph.oldDWReads.end());
-  for (const VarLabel* label : app->stateLabels()) keep.insert(label);
+  for (const VarLabel* label : app->stateLabels())
+    keep.insert(label);
 
   RunResult result;
   double time = control.initTime;
@@ -172,9 +179,9 @@ RunResult SimulationController::run(const RunOptions& options) {
     sched.execute(stepGraph, *oldDW, *newDW);
     time = next;
     ++step;
-    m_log.info("timestep ", std::setw(5), step, "  time ", std::scientific, std::setprecision(6), time,
-               "  delt ", std::setprecision(4), delT, std::defaultfloat, "  wall ", std::fixed,
-               std::setprecision(4), stepTimer.seconds(), " s", std::defaultfloat);
+    m_log.info("timestep ", std::setw(5), step, "  time ", std::scientific, std::setprecision(6),
+               time, "  delt ", std::setprecision(4), delT, std::defaultfloat, "  wall ",
+               std::fixed, std::setprecision(4), stepTimer.seconds(), " s", std::defaultfloat);
   }
   result.wallSeconds = m_world.allreduceMax(loopTimer.seconds());
   result.timesteps = step;

@@ -30,11 +30,11 @@ struct FieldDigest {
 struct RunResult {
   int timesteps = 0;
   double time = 0.0;
-  double wallSeconds = 0.0;       // the time loop
-  std::int64_t cellUpdates = 0;   // cells x timesteps
+  double wallSeconds = 0.0;      // the time loop
+  std::int64_t cellUpdates = 0;  // cells x timesteps
   std::vector<FieldDigest> digests;
   std::vector<std::pair<std::string, double>> analysis;
-  SchedulerStats stats;           // summed over ranks
+  SchedulerStats stats;  // summed over ranks
 };
 
 class SimulationController {

@@ -26,8 +26,8 @@ TimestepControl TimestepControl::fromDeck(const ProblemSpec& time) {
 }
 
 double TimestepControl::nextDelT(double stable, double time, int stepsTaken) const {
-  TESSERA_REQUIRE_THROWS(stable > 0.0, "the component's stable timestep is " << stable
-                                                                             << "; it must be positive");
+  TESSERA_REQUIRE_THROWS(
+      stable > 0.0, "the component's stable timestep is " << stable << "; it must be positive");
   double delT = stable * multiplier;
   if (stepsTaken == 0 && deltInit) delT = std::min(delT, *deltInit);
   delT = std::clamp(delT, deltMin, deltMax);

@@ -15,7 +15,7 @@ struct TimestepControl {
   std::optional<int> maxTimesteps;  // unlimited when absent
   double deltMin = 0.0;
   double deltMax = std::numeric_limits<double>::max();
-  std::optional<double> deltInit;   // caps the first step
+  std::optional<double> deltInit;  // caps the first step
   double multiplier = 1.0;
 
   static TimestepControl fromDeck(const ProblemSpec& time);

@@ -4,11 +4,11 @@
 // Copies share the allocation (View semantics).
 
 #include "Core/Grid/Box.h"
+#include "Core/Grid/VarLabel.h"
 #include "Core/Grid/Variables/CellArray.h"
 #include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Grid/Variables/GridVariableBase.h"
 #include "Core/Grid/Variables/TypeName.h"
-#include "Core/Grid/VarLabel.h"
 #include "Core/Util/Error.h"
 
 #include <Kokkos_Core.hpp>
@@ -85,10 +85,10 @@ class CCVariable : public GridVariableBase {
                 const IntVector& offset) override {
     const auto* typed = dynamic_cast<const CCVariable<T>*>(&source);
     TESSERA_REQUIRE_THROWS(typed != nullptr, "copyFrom between variables of different types");
-    TESSERA_REQUIRE_THROWS(typed->box().contains(sourceRegion) &&
-                               m_box.contains(sourceRegion.shift(offset)),
-                           "copy of " << sourceRegion << " + " << offset << " from " << typed->box()
-                                      << " to " << m_box << " leaves the allocations");
+    TESSERA_REQUIRE_THROWS(
+        typed->box().contains(sourceRegion) && m_box.contains(sourceRegion.shift(offset)),
+        "copy of " << sourceRegion << " + " << offset << " from " << typed->box() << " to " << m_box
+                   << " leaves the allocations");
     const CellArray<const T> from = typed->hostArray();
     const CellArray<T> to = hostArray();
     const int rowCells = sourceRegion.size().x;
