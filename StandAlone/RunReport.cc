@@ -14,8 +14,13 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
       << std::setprecision(4) << "  wall time " << result.wallSeconds << " s, " << perStep * 1e3
       << " ms per timestep, " << std::scientific << std::setprecision(3) << rate
       << " cell updates per second\n"
-      << std::defaultfloat << "  tasks run " << s.tasksRun << ", reductions " << s.reductions
-      << ", messages sent " << s.messagesSent << " (" << s.bytesSent << " bytes)\n";
+      << std::defaultfloat << "  scheduler " << result.schedulerMode << ": tasks run " << s.tasksRun
+      << ", tiles " << s.tiles << ", reductions " << s.reductions << ", messages sent "
+      << s.messagesSent << " (" << s.bytesSent << " bytes)\n"
+      << "  rank 0: device busy " << s.deviceBusySeconds << " s, waiting on MPI " << s.waitSeconds
+      << " s, pack/unpack " << s.packSeconds << " s, communication overlapped with device work "
+      << std::fixed << std::setprecision(1) << 100.0 * s.overlapFraction() << " %\n"
+      << std::defaultfloat;
   for (const auto& [name, value] : result.analysis) {
     out << name << ": " << std::scientific << std::setprecision(6) << value << std::defaultfloat
         << "\n";

@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 namespace {
@@ -31,7 +32,20 @@ struct Options {
   std::string taskGraphFile;
   std::string logLevel = "info";
   std::vector<std::string> overrides;
+  std::string scheduler;
+  std::string statsFile;
 };
+
+// Kokkos starts before the deck is validated, so read scheduler.device_threads
+// leniently here; a bad value is reported properly by the validation later.
+int deviceThreadsFromDeck(const Options& options) {
+  try {
+    const auto scheduler = tessera::ProblemSpec::fromFile(options.deck).findSection("scheduler");
+    return scheduler ? std::max(0, scheduler->get<int>("device_threads", 0)) : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
 
 int runSus(const Options& options, const tessera::Communicator& world) {
   using namespace tessera;
@@ -56,6 +70,8 @@ int runSus(const Options& options, const tessera::Communicator& world) {
   RunOptions run;
   if (options.maxTimesteps >= 0) run.maxTimesteps = options.maxTimesteps;
   run.taskGraphFile = options.taskGraphFile;
+  run.schedulerType = options.scheduler;
+  run.statsFile = options.statsFile;
   const RunResult result = controller.run(run);
   if (world.isRoot()) printRunReport(std::cout, result, world.size());
   return kExitSuccess;
@@ -72,8 +88,13 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--emit-taskgraph", options.taskGraphFile,
                  "write the compiled timestep graph as GraphViz DOT");
-  app.add_option("--threads", options.threads, "Kokkos threads per rank (default: OMP_NUM_THREADS)")
+  app.add_option(
+         "--nthreads,--threads", options.threads,
+         "device (Kokkos) threads per rank; default scheduler.device_threads, else OMP_NUM_THREADS")
       ->check(CLI::PositiveNumber);
+  app.add_option("--scheduler", options.scheduler, "host, sync or async (overrides scheduler.type)")
+      ->check(CLI::IsMember({"host", "sync", "async"}));
+  app.add_option("--stats", options.statsFile, "write per-timestep statistics as JSON lines");
   app.add_option("--log-level", options.logLevel, "error, warning, info or debug")
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
   app.add_option("--set", options.overrides,
@@ -90,7 +111,8 @@ int main(int argc, char** argv) {
   }
 
   tessera::EnvironmentOptions environmentOptions;
-  environmentOptions.numThreads = options.threads;
+  environmentOptions.numThreads =
+      options.threads > 0 ? options.threads : deviceThreadsFromDeck(options);
   tessera::Environment env(argc, argv, environmentOptions);
   const tessera::Communicator& world = env.world();
   try {

@@ -1,30 +1,48 @@
 #pragma once
 // What a task callback uses to run its kernels: Kokkos loops over boxes of
-// cells on the runtime's execution space, labelled with the task's name so
-// profilers can tell kernels apart.
+// cells, labelled with the task's name so profilers can tell kernels apart.
+// Device tasks run on the default execution space (tiled for stencils when
+// the scheduler asks for it); host tasks run on Kokkos::Serial, so that they
+// may run on the control thread.
 
 #include "Core/Grid/Box.h"
 #include "Core/Parallel/LoopHelpers.h"
+#include "Core/Parallel/StencilLoops.h"
+#include "Core/Parallel/TileChooser.h"
+#include "Core/Util/Error.h"
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <optional>
+#include <sstream>
 #include <string>
 
 namespace tessera {
 
+// How stencil loops are tiled, set by the scheduler.
+struct TilingOptions {
+  bool enabled = false;
+  std::size_t scratchpadBytes = 65536;
+  std::optional<IntVector> tile;  // explicit shape; otherwise chosen per kernel
+};
+
 class ExecutionContext {
  public:
-  explicit ExecutionContext(std::string label) : m_label(std::move(label)) {}
+  enum class Space { Device, Host };
+
+  explicit ExecutionContext(std::string label, Space space = Space::Device,
+                            TilingOptions tiling = {})
+      : m_label(std::move(label)), m_space(space), m_tiling(tiling) {}
 
   const std::string& label() const { return m_label; }
+  Space space() const { return m_space; }
 
-  // body(i, j, k) for every cell of `box`; the runtime fences after the task.
+  // body(i, j, k) for every cell of `box`.
   template <class Body>
   void parallelFor(const Box& box, const Body& body) {
-    ++m_kernels;
-    m_cells += box.volume();
-    tessera::parallelFor(m_label, m_space, box, body);
+    count(box);
+    onSpace([&](const auto& space) { tessera::parallelFor(m_label, space, box, body); });
   }
 
   // body(i) for begin <= i < end: loops over one axis.
@@ -32,29 +50,91 @@ class ExecutionContext {
   void parallelFor(int begin, int end, const Body& body) {
     if (end <= begin) return;
     ++m_kernels;
-    Kokkos::parallel_for(m_label,
-                         Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace, Kokkos::IndexType<int>>(
-                             m_space, begin, end),
-                         body);
+    onSpace([&](const auto& space) {
+      using Space = std::decay_t<decltype(space)>;
+      Kokkos::parallel_for(
+          m_label, Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(space, begin, end), body);
+    });
   }
 
   // body(i, j, k, accumulator) reduced with a Kokkos reducer; blocks for the result.
   template <class Body, class Reducer>
   void parallelReduce(const Box& box, const Body& body, const Reducer& reducer) {
-    ++m_kernels;
-    m_cells += box.volume();
-    tessera::parallelReduce(m_label, m_space, box, body, reducer);
+    count(box);
+    onSpace(
+        [&](const auto& space) { tessera::parallelReduce(m_label, space, box, body, reducer); });
   }
 
-  void fence() const { m_space.fence(); }
+  // A stencil over `box` reading `in` with `ghost` layers and writing `out`
+  // (see StencilLoops.h). Tiled to the scratchpad when the scheduler says so.
+  template <class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
+  void stencilFor(const Box& box, int ghost, const StencilInputs<T, NumInputs>& in,
+                  const StencilOutputs<T, NumOutputs>& out, const Body& body) {
+    count(box);
+    if (!m_tiling.enabled || m_space == Space::Host) {
+      onSpace([&](const auto& space) { tessera::stencilFor(m_label, space, box, in, out, body); });
+      return;
+    }
+    const StencilFootprint footprint{static_cast<int>(NumInputs), static_cast<int>(NumOutputs),
+                                     ghost, sizeof(T)};
+    const IntVector tile = tileFor(box, footprint);
+    m_tiles +=
+        tiledStencilFor(m_label, Kokkos::DefaultExecutionSpace(), box, ghost, tile, in, out, body);
+  }
+
+  void fence() const {
+    if (m_space == Space::Host) {
+      Kokkos::Serial().fence();
+    } else {
+      Kokkos::DefaultExecutionSpace().fence();
+    }
+  }
   std::int64_t kernelsLaunched() const { return m_kernels; }
   std::int64_t cellsVisited() const { return m_cells; }
+  std::int64_t tilesExecuted() const { return m_tiles; }
 
  private:
+  template <class F>
+  void onSpace(const F& launch) {
+    if (m_space == Space::Host) {
+      launch(Kokkos::Serial());
+    } else {
+      launch(Kokkos::DefaultExecutionSpace());
+    }
+  }
+  void count(const Box& box) {
+    ++m_kernels;
+    m_cells += box.volume();
+  }
+  IntVector tileFor(const Box& box, const StencilFootprint& footprint) const {
+    if (m_tiling.tile) {
+      const IntVector tile = min(*m_tiling.tile, box.size());
+      if (footprint.bytes(*m_tiling.tile) > m_tiling.scratchpadBytes) {
+        std::ostringstream message;
+        message << "scheduler.tile " << *m_tiling.tile << " needs "
+                << footprint.bytes(*m_tiling.tile) << " bytes of scratch in " << m_label
+                << ", more than scheduler.scratchpad_bytes " << m_tiling.scratchpadBytes;
+        throw InputError(message.str());
+      }
+      return tile;
+    }
+    const auto chosen = chooseTile(box.size(), footprint, m_tiling.scratchpadBytes);
+    if (!chosen) {
+      std::ostringstream message;
+      message << "scheduler.scratchpad_bytes " << m_tiling.scratchpadBytes
+              << " cannot hold even one cell of " << m_label << " (" << footprint.bytes({1, 1, 1})
+              << " bytes)";
+      throw InputError(message.str());
+    }
+    return *chosen;
+  }
+
   std::string m_label;
-  Kokkos::DefaultExecutionSpace m_space;
+  Space m_space;
+  TilingOptions m_tiling;
   std::int64_t m_kernels = 0;
   std::int64_t m_cells = 0;
+  std::int64_t m_tiles = 0;
 };
 
 }  // namespace tessera

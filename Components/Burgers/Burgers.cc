@@ -138,15 +138,19 @@ void Burgers::computeStableTimestep(const Patch& patch, const DataWarehouse&, Da
 
 void Burgers::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                           ExecutionContext& exec) const {
-  const CellArray<const double> u = oldDW.get<double>(m_u, patch, Ghost::AroundCells, 1).array();
+  const CellArray<const double> uOld = oldDW.get<double>(m_u, patch, Ghost::AroundCells, 1).array();
   const CCVariable<double> next = newDW.allocateAndPut<double>(m_u, patch);
   const CellArray<double> unew = next.array();
   const Vector3 dx = patch.spacing();
   const double dt = newDW.delT();
   const double nu = m_viscosity;
   const PhiProfiles p = phiProfiles(patch, patch.interior(), oldDW.time(), exec);
-  exec.parallelFor(
-      patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
+  // A 7-point stencil: tiled to the scratchpad by the device scheduler.
+  exec.stencilFor(
+      patch.interior(), 1, StencilInputs<double, 1>{{uOld}}, StencilOutputs<double, 1>{{unew}},
+      KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
+                    const StencilOutputs<double, 1>& out) {
+        const CellArray<const double>& u = in[0];
         const double px = p.atX(i);
         const double py = p.atY(j);
         const double pz = p.atZ(k);
@@ -158,7 +162,7 @@ void Burgers::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWa
         const double diffusion = (u(i + 1, j, k) - 2.0 * c + u(i - 1, j, k)) / (dx.x * dx.x) +
                                  (u(i, j + 1, k) - 2.0 * c + u(i, j - 1, k)) / (dx.y * dx.y) +
                                  (u(i, j, k + 1) - 2.0 * c + u(i, j, k - 1)) / (dx.z * dx.z);
-        unew(i, j, k) = c + dt * (nu * diffusion - advection);
+        out[0](i, j, k) = c + dt * (nu * diffusion - advection);
       });
   applyBoundaryConditions(patch, next, newDW.time(), exec);
 }

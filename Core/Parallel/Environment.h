@@ -11,7 +11,9 @@ struct EnvironmentOptions {
   // Threads of the Kokkos OpenMP space; 0 leaves the choice to Kokkos/OMP_NUM_THREADS.
   int numThreads = 0;
   // The MPI thread level needed; Environment fails if MPI provides less.
-  int mpiThreadLevel = MPI_THREAD_FUNNELED;
+  // Serialized: the device schedulers call MPI from a control thread that is
+  // not the one that initialised it, never from two threads at once.
+  int mpiThreadLevel = MPI_THREAD_SERIALIZED;
 };
 
 class Environment {

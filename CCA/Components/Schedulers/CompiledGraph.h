@@ -62,13 +62,14 @@ struct DetailedTask {
   enum class Kind { PatchTask, Reduction };
   Kind kind = Kind::PatchTask;
   int id = -1;
-  int taskIndex = -1;                   // index into CompiledGraph::tasks
-  const Patch* patch = nullptr;         // PatchTask only
-  const VarLabel* reduction = nullptr;  // Reduction only
-  std::vector<int> predecessors;        // local detailed tasks that must finish first
-  std::vector<int> fills;               // ghost fills to perform before running
-  std::vector<int> sendsToRelease;      // send messages this task helps produce
-  std::vector<int> contributors;        // Reduction only: local tasks that contribute
+  int taskIndex = -1;                     // index into CompiledGraph::tasks
+  const Patch* patch = nullptr;           // PatchTask only
+  const VarLabel* reduction = nullptr;    // Reduction only
+  std::vector<int> predecessors;          // local detailed tasks that must finish first
+  std::vector<int> fills;                 // ghost fills to perform before running
+  std::vector<int> sendsToRelease;        // send messages this task helps produce
+  std::vector<int> contributors;          // Reduction only: local tasks that contribute
+  std::vector<int> contributionsPerRank;  // Reduction only: contributing patches on each rank
 
   std::string describe(const std::vector<Task>& tasks) const;
 };

@@ -93,6 +93,14 @@ class GraphBuilder {
         node.id = static_cast<int>(m_graph.detailedTasks.size());
         node.taskIndex = static_cast<int>(t);
         node.reduction = dep.label;
+        node.contributionsPerRank.assign(
+            static_cast<std::size_t>(*std::max_element(m_ranks.begin(), m_ranks.end()) + 1), 0);
+        for (const Patch* patch : m_patchSets[t]) {
+          const auto owner = static_cast<std::size_t>(this->owner(patch->id()));
+          if (owner >= node.contributionsPerRank.size())
+            node.contributionsPerRank.resize(owner + 1, 0);
+          ++node.contributionsPerRank[owner];
+        }
         m_reductionNode[dep.label] = node.id;
         m_graph.detailedTasks.push_back(node);
       }

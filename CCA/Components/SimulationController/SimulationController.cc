@@ -1,8 +1,8 @@
 #include "CCA/Components/SimulationController/SimulationController.h"
 
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
+#include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
-#include "CCA/Components/Schedulers/MPIScheduler.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Components/SimulationController/TimestepControl.h"
 #include "Core/Parallel/Communicator.h"
@@ -73,7 +73,7 @@ SchedulerStats sumOverRanks(const SchedulerStats& mine, const Communicator& comm
   return total;
 }
 
-void writeTaskGraph(const std::string& file, const MPIScheduler& sched, const Grid& grid,
+void writeTaskGraph(const std::string& file, const GraphScheduler& sched, const Grid& grid,
                     const std::vector<int>& patchRanks, int numRanks) {
   std::vector<CompiledGraph> perRank;
   for (int r = 0; r < numRanks; ++r)
@@ -81,6 +81,38 @@ void writeTaskGraph(const std::string& file, const MPIScheduler& sched, const Gr
   std::ofstream out(file);
   if (!out) throw InputError("cannot write the task graph to '" + file + "'");
   writeGraphviz(out, perRank);
+}
+
+SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
+  SchedulerOptions options;
+  if (!spec) return options;
+  options.tiling.scratchpadBytes = static_cast<std::size_t>(
+      spec->get<int>("scratchpad_bytes", static_cast<int>(options.tiling.scratchpadBytes)));
+  if (spec->has("tile")) {
+    bool isAuto = false;
+    try {
+      isAuto = spec->get<std::string>("tile") == "auto";
+    } catch (const DeckError&) {
+      isAuto = false;
+    }
+    if (!isAuto) options.tiling.tile = spec->get<IntVector>("tile");
+  }
+  options.watchdogSeconds = spec->get<double>("watchdog_seconds", options.watchdogSeconds);
+  return options;
+}
+
+void writeStatsLine(std::ostream& out, int step, double time, double delT, double wall,
+                    const SchedulerStats& s) {
+  out << std::setprecision(9) << "{\"timestep\": " << step << ", \"time\": " << time
+      << ", \"delt\": " << delT << ", \"wall_seconds\": " << wall
+      << ", \"device_busy_seconds\": " << s.deviceBusySeconds
+      << ", \"task_seconds\": " << s.taskSeconds << ", \"mpi_wait_seconds\": " << s.waitSeconds
+      << ", \"pack_unpack_seconds\": " << s.packSeconds
+      << ", \"comm_work_seconds\": " << s.commWorkSeconds
+      << ", \"comm_overlapped_seconds\": " << s.commOverlapSeconds
+      << ", \"overlap_fraction\": " << s.overlapFraction() << ", \"tasks\": " << s.tasksRun
+      << ", \"tiles\": " << s.tiles << ", \"kernels\": " << s.kernels
+      << ", \"messages_sent\": " << s.messagesSent << ", \"bytes_sent\": " << s.bytesSent << "}\n";
 }
 
 }  // namespace
@@ -114,6 +146,10 @@ RunResult SimulationController::run(const RunOptions& options) {
   TimestepControl control = TimestepControl::fromDeck(m_deck.section("time"));
   if (options.maxTimesteps) control.maxTimesteps = options.maxTimesteps;
   const auto schedulerSpec = m_deck.findSection("scheduler");
+  const std::string schedulerType =
+      !options.schedulerType.empty()
+          ? options.schedulerType
+          : (schedulerSpec ? schedulerSpec->get<std::string>("type", "async") : "async");
   const bool rebuildEveryStep =
       schedulerSpec && schedulerSpec->get<bool>("rebuild_every_timestep", false);
   const auto balancerSpec = m_deck.findSection("load_balancer");
@@ -125,7 +161,18 @@ RunResult SimulationController::run(const RunOptions& options) {
   m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
              m_world.size(), " rank(s), load balancer ", balancer->name());
 
-  MPIScheduler sched(m_world);
+  const auto scheduler = makeScheduler(schedulerType, m_world, schedulerOptions(schedulerSpec));
+  GraphScheduler& sched = *scheduler;
+  m_log.info("scheduler: ", sched.modeName(),
+             sched.options().tiling.enabled
+                 ? ", stencils tiled to " + std::to_string(sched.options().tiling.scratchpadBytes) +
+                       " bytes of scratch"
+                 : ", untiled kernels");
+  std::ofstream statsOut;
+  if (!options.statsFile.empty() && m_world.isRoot()) {
+    statsOut.open(options.statsFile);
+    if (!statsOut) throw InputError("cannot write statistics to '" + options.statsFile + "'");
+  }
   auto oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", 0, control.initTime, 0.0);
   auto newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, control.initTime, 0.0);
 
@@ -176,9 +223,15 @@ RunResult SimulationController::run(const RunOptions& options) {
       stepGraph = sched.compile(grid, patchRanks);
       m_log.debug("recompiled the timestep graph in ", stepGraph.compileSeconds * 1e3, " ms");
     }
+    const SchedulerStats before = sched.stats();
     sched.execute(stepGraph, *oldDW, *newDW);
     time = next;
     ++step;
+    if (statsOut.is_open()) {
+      SchedulerStats delta = sched.stats();
+      delta -= before;
+      writeStatsLine(statsOut, step, time, delT, stepTimer.seconds(), delta);
+    }
     m_log.info("timestep ", std::setw(5), step, "  time ", std::scientific, std::setprecision(6),
                time, "  delt ", std::setprecision(4), delT, std::defaultfloat, "  wall ",
                std::fixed, std::setprecision(4), stepTimer.seconds(), " s", std::defaultfloat);
@@ -197,6 +250,7 @@ RunResult SimulationController::run(const RunOptions& options) {
   }
   result.digests = digestFields(*app, level, *newDW, patchRanks, m_world);
   result.stats = sumOverRanks(sched.stats(), m_world);
+  result.schedulerMode = sched.modeName();
   return result;
 }
 

@@ -19,7 +19,9 @@ class Logger;
 
 struct RunOptions {
   std::optional<int> maxTimesteps;  // overrides time.max_timesteps
+  std::string schedulerType;        // overrides scheduler.type when not empty
   std::string taskGraphFile;        // write the timestep graph as DOT here
+  std::string statsFile;            // per-timestep statistics as JSON lines (rank 0)
 };
 
 struct FieldDigest {
@@ -34,7 +36,8 @@ struct RunResult {
   std::int64_t cellUpdates = 0;  // cells x timesteps
   std::vector<FieldDigest> digests;
   std::vector<std::pair<std::string, double>> analysis;
-  SchedulerStats stats;  // summed over ranks
+  SchedulerStats stats;  // counts summed over ranks, times of rank 0
+  std::string schedulerMode;
 };
 
 class SimulationController {

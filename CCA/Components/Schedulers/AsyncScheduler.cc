@@ -1,0 +1,218 @@
+#include "CCA/Components/Schedulers/AsyncScheduler.h"
+
+#include "CCA/Components/Schedulers/DeviceExecutor.h"
+#include "CCA/Components/Schedulers/ExecutionState.h"
+#include "CCA/Components/Schedulers/Watchdog.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <thread>
+
+namespace tessera {
+
+namespace {
+// How long the control thread naps when nothing happened, leaving the core to
+// the device's threads.
+constexpr auto kIdlePause = std::chrono::microseconds(20);
+}  // namespace
+
+class AsyncScheduler::ControlLoop {
+ public:
+  ControlLoop(ExecutionState& state, DeviceExecutor& device, const SchedulerOptions& options,
+              Mode mode, SchedulerStats& controlStats, SchedulerStats& deviceStats, int rank)
+      : m_state(state),
+        m_device(device),
+        m_options(options),
+        m_mode(mode),
+        m_stats(controlStats),
+        m_deviceStats(deviceStats),
+        m_rank(rank),
+        m_watchdog(options.watchdogSeconds) {
+    for (const DetailedTask& node : state.graph().detailedTasks) {
+      if (node.kind == DetailedTask::Kind::Reduction) m_reductionOrder.push_back(node.id);
+    }
+  }
+
+  void run() {
+    m_state.setDeviceBusyProbe([this] { return m_device.busy(); });
+    m_state.start();
+    for (const DetailedTask& node : m_state.graph().detailedTasks) {
+      if (m_state.isReady(node.id)) classify(node.id);
+    }
+    while (!m_state.allFinished()) {
+      bool progressed = false;
+      if (m_running >= 0 && m_device.poll()) {
+        finish(m_running);
+        m_running = -1;
+        progressed = true;
+      }
+      progressed |= m_state.progressMessages();
+      for (int id : m_state.progressReductions()) {
+        finish(id);
+        progressed = true;
+      }
+      progressed |= postReadyReductions();
+      progressed |= runReadyHostTasks();
+      if (m_running < 0) progressed |= dispatch();
+      if (progressed || m_device.busy()) {
+        m_watchdog.progressed();
+      } else {
+        if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
+        const ScopedTimer idle(m_stats.waitSeconds);
+        std::this_thread::sleep_for(kIdlePause);
+      }
+    }
+    m_state.complete();
+  }
+
+ private:
+  const DetailedTask& node(int id) const { return m_state.node(id); }
+
+  void classify(int id) {
+    const DetailedTask& n = node(id);
+    if (n.kind == DetailedTask::Kind::Reduction) return;  // posted in graph order
+    if (m_state.taskOf(n).kind() == Task::Kind::Host) {
+      m_readyHost.insert(id);
+    } else {
+      // Tasks that feed other ranks first, then graph order.
+      m_readyDevice.insert({n.sendsToRelease.empty() ? 1 : 0, id});
+    }
+  }
+
+  void finish(int id) {
+    for (int successor : m_state.finish(id))
+      classify(successor);
+  }
+
+  // Reductions are collective: every rank posts them in the same (graph) order.
+  bool postReadyReductions() {
+    bool posted = false;
+    while (m_nextReduction < m_reductionOrder.size() &&
+           m_state.isReady(m_reductionOrder[m_nextReduction])) {
+      const int id = m_reductionOrder[m_nextReduction++];
+      m_state.markStarted(id);
+      m_state.postReduction(node(id));
+      posted = true;
+    }
+    return posted;
+  }
+
+  bool runReadyHostTasks() {
+    bool ran = false;
+    for (auto it = m_readyHost.begin(); it != m_readyHost.end();) {
+      const DetailedTask& n = node(*it);
+      if (!m_state.inputsArrived(n)) {
+        ++it;
+        continue;
+      }
+      m_state.markStarted(n.id);
+      m_state.performFills(n);
+      AsyncScheduler::runTask(m_state.taskOf(n), *n.patch, m_state.oldDW(), m_state.newDW(),
+                              m_options.tiling, m_stats);
+      const int id = *it;
+      it = m_readyHost.erase(it);
+      finish(id);
+      ran = true;
+    }
+    return ran;
+  }
+
+  bool dispatch() {
+    if (m_readyDevice.empty()) return false;
+    auto chosen = m_readyDevice.begin();
+    if (m_mode == Mode::Async) {
+      // The first ready task whose ghost data is here; the others wait.
+      while (chosen != m_readyDevice.end() && !m_state.inputsArrived(node(chosen->second)))
+        ++chosen;
+      if (chosen == m_readyDevice.end()) return false;
+    } else {
+      // acc.sync: strictly in graph order, waiting for the messages it needs.
+      chosen = std::min_element(m_readyDevice.begin(), m_readyDevice.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; });
+      const ScopedTimer waiting(m_stats.waitSeconds);
+      m_state.waitForInputs(node(chosen->second), [&] {
+        if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
+      });
+    }
+    const int id = chosen->second;
+    m_readyDevice.erase(chosen);
+    const DetailedTask& n = node(id);
+    m_state.markStarted(id);
+    m_state.performFills(n);
+    submit(n);
+    if (m_mode == Mode::Sync) {
+      // The control thread spins until the device is done: no overlap.
+      const ScopedTimer spinning(m_stats.waitSeconds);
+      while (!m_device.poll())
+        std::this_thread::yield();
+      finish(id);
+    } else {
+      m_running = id;
+    }
+    return true;
+  }
+
+  void submit(const DetailedTask& n) {
+    const Task& task = m_state.taskOf(n);
+    const Patch* patch = n.patch;
+    ExecutionState* state = &m_state;
+    const TilingOptions tiling = m_options.tiling;
+    SchedulerStats* deviceStats = &m_deviceStats;
+    m_device.submit([&task, patch, state, tiling, deviceStats] {
+      AsyncScheduler::runTask(task, *patch, state->oldDW(), state->newDW(), tiling, *deviceStats);
+    });
+  }
+
+  ExecutionState& m_state;
+  DeviceExecutor& m_device;
+  const SchedulerOptions& m_options;
+  Mode m_mode;
+  SchedulerStats& m_stats;
+  SchedulerStats& m_deviceStats;
+  int m_rank;
+  Watchdog m_watchdog;
+  std::set<std::pair<int, int>> m_readyDevice;  // (priority, id)
+  std::set<int> m_readyHost;
+  std::vector<int> m_reductionOrder;
+  std::size_t m_nextReduction = 0;
+  int m_running = -1;
+};
+
+AsyncScheduler::AsyncScheduler(const Communicator& world, const SchedulerOptions& options,
+                               Mode mode)
+    : GraphScheduler(world,
+                     [&] {
+                       SchedulerOptions tiled = options;
+                       tiled.tiling.enabled = true;  // the device runs stencils out of scratch
+                       return tiled;
+                     }()),
+      m_mode(mode) {}
+
+void AsyncScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
+                             OnDemandDataWarehouse& newDW) {
+  SchedulerStats controlStats;
+  SchedulerStats deviceStats;
+  DeviceExecutor device;
+  std::exception_ptr failure;
+  {
+    ExecutionState state(graph, oldDW, newDW, m_comm, controlStats);
+    std::thread control([&] {
+      try {
+        ControlLoop(state, device, m_options, m_mode, controlStats, deviceStats, m_comm.rank())
+            .run();
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      device.close();
+    });
+    device.serve();  // this thread runs the kernels until the control thread is done
+    control.join();
+  }
+  controlStats.deviceBusySeconds += device.busySeconds();
+  m_stats += controlStats;
+  m_stats += deviceStats;
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace tessera

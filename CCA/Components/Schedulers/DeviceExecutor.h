@@ -1,0 +1,44 @@
+#pragma once
+// The device: runs one task's kernels at a time on the thread that
+// initialised Kokkos (Kokkos 3.4's OpenMP backend launches kernels only from
+// that thread), while the control thread submits work and polls for its
+// completion without blocking.
+
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+
+namespace tessera {
+
+class DeviceExecutor {
+ public:
+  // ---- the device thread ----
+  // Runs submitted work until close(); returns then.
+  void serve();
+
+  // ---- the control thread ----
+  // Hands over one piece of work; the device must be idle.
+  void submit(std::function<void()> work);
+  // True from submit until poll() has reported the completion.
+  bool busy() const { return m_inFlight.load(std::memory_order_acquire); }
+  // True once when submitted work has finished; rethrows its exception.
+  bool poll();
+  // Lets serve() return once the current work is done.
+  void close();
+  // Seconds the device spent running work.
+  double busySeconds() const { return m_busySeconds; }
+
+ private:
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  std::function<void()> m_work;
+  bool m_closed = false;
+  std::atomic<bool> m_inFlight{false};
+  std::atomic<bool> m_done{false};
+  std::exception_ptr m_failure;
+  double m_busySeconds = 0.0;
+};
+
+}  // namespace tessera

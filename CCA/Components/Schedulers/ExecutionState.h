@@ -1,0 +1,136 @@
+#pragma once
+// What every scheduler does while it runs one compiled graph, whatever its
+// threading: the message buffers and requests, packing sends, ghost fills,
+// non-blocking reductions and the bookkeeping of which task may run next.
+// Only the control thread touches it.
+
+#include "CCA/Components/Schedulers/CompiledGraph.h"
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Components/Schedulers/SchedulerStats.h"
+#include "Core/Parallel/Communicator.h"
+
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+class ExecutionState {
+ public:
+  ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
+                 OnDemandDataWarehouse& newDW, const Communicator& comm, SchedulerStats& stats);
+  ExecutionState(const ExecutionState&) = delete;
+  ExecutionState& operator=(const ExecutionState&) = delete;
+  // Cancels whatever is still outstanding (after a failure).
+  ~ExecutionState();
+
+  const CompiledGraph& graph() const { return m_graph; }
+  const DetailedTask& node(int id) const {
+    return m_graph.detailedTasks[static_cast<std::size_t>(id)];
+  }
+  const Task& taskOf(const DetailedTask& node) const {
+    return m_graph.tasks[static_cast<std::size_t>(node.taskIndex)];
+  }
+  OnDemandDataWarehouse& oldDW() { return m_oldDW; }
+  OnDemandDataWarehouse& newDW() { return m_newDW; }
+
+  // Tells the state whether the device is computing, so that time spent on
+  // communication can be counted as overlapped with device work.
+  void setDeviceBusyProbe(std::function<bool()> probe) { m_deviceBusy = std::move(probe); }
+  // Posts every receive and the sends that need no task (old warehouse data).
+  void start();
+
+  // ---- dependencies ----
+  // Tasks whose predecessors have all finished and that have not started.
+  bool isReady(int id) const {
+    return m_pendingPredecessors[static_cast<std::size_t>(id)] == 0 &&
+           !m_started[static_cast<std::size_t>(id)];
+  }
+  void markStarted(int id) { m_started[static_cast<std::size_t>(id)] = true; }
+  // Records a finished task: releases successors and posts the sends it completes.
+  // Returns the successors that became ready.
+  std::vector<int> finish(int id);
+  bool allFinished() const { return m_finished == static_cast<int>(m_graph.detailedTasks.size()); }
+  bool finished(int id) const { return m_done[static_cast<std::size_t>(id)]; }
+
+  // ---- messages ----
+  // Tests outstanding receives and sends without blocking; true if any completed.
+  bool progressMessages();
+  // True when every message the task's ghost fills need has arrived.
+  bool inputsArrived(const DetailedTask& node) const;
+  // Blocks until the task's messages have arrived (calls `onIdle` while waiting).
+  template <class OnIdle>
+  void waitForInputs(const DetailedTask& node, const OnIdle& onIdle) {
+    while (!inputsArrived(node)) {
+      if (!progressMessages()) onIdle();
+    }
+  }
+  // Fills the ghost cells the task reads (its messages must have arrived).
+  void performFills(const DetailedTask& node);
+  bool messagesOutstanding() const;
+
+  // ---- reductions ----
+  // Posts the non-blocking combination of a reduction whose contributors finished.
+  void postReduction(const DetailedTask& node);
+  // Completes posted reductions that MPI has finished; returns their node ids.
+  std::vector<int> progressReductions();
+  bool reductionPosted(int id) const;
+
+  // What the task with id `id` waits for, for the watchdog.
+  std::string describeWaiting(int id) const;
+  // Waits for the last sends; throws if a receive was never consumed.
+  void complete();
+
+ private:
+  struct PendingReduction {
+    int node = -1;
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::vector<std::byte> local;
+    std::vector<std::byte> all;
+    std::vector<int> counts;
+    std::vector<int> displacements;
+  };
+
+  // Times communication work, and the part of it done while the device computes.
+  class CommTimer {
+   public:
+    explicit CommTimer(ExecutionState& state);
+    ~CommTimer();
+
+   private:
+    ExecutionState& m_state;
+    bool m_overlapped;
+    double m_start;
+  };
+
+  const Patch& patch(int id) const;
+  void postSend(int index);
+  void combineReduction(PendingReduction& pending);
+
+  const CompiledGraph& m_graph;
+  OnDemandDataWarehouse& m_oldDW;
+  OnDemandDataWarehouse& m_newDW;
+  const Communicator& m_comm;
+  SchedulerStats& m_stats;
+
+  std::vector<std::vector<int>> m_successors;
+  std::vector<int> m_pendingPredecessors;
+  std::vector<bool> m_started;
+  std::vector<bool> m_done;
+  int m_finished = 0;
+
+  std::vector<std::vector<std::byte>> m_recvBuffers;
+  std::vector<MPI_Request> m_recvRequests;
+  std::vector<bool> m_recvDone;
+  std::vector<std::vector<std::byte>> m_sendBuffers;
+  std::vector<MPI_Request> m_sendRequests;
+  std::vector<int> m_pendingProducers;
+  std::vector<bool> m_fillDone;
+  std::vector<PendingReduction> m_reductions;
+  bool m_completed = false;
+  std::function<bool()> m_deviceBusy;
+};
+
+}  // namespace tessera

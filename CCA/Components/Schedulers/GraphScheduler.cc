@@ -1,0 +1,58 @@
+#include "CCA/Components/Schedulers/GraphScheduler.h"
+
+#include "CCA/Components/Schedulers/AsyncScheduler.h"
+#include "CCA/Components/Schedulers/MPIScheduler.h"
+#include "Core/Grid/Grid.h"
+#include "Core/Util/Timer.h"
+
+namespace tessera {
+
+GraphScheduler::GraphScheduler(const Communicator& world, SchedulerOptions options)
+    : m_comm(Communicator::duplicate(world.get())), m_options(options) {}
+
+void GraphScheduler::beginGraph(const std::string& name) {
+  m_recording = std::make_unique<TaskGraph>(name);
+}
+
+void GraphScheduler::addTask(Task task, const std::vector<const Patch*>& patches) {
+  TESSERA_REQUIRE_THROWS(m_recording != nullptr,
+                         "addTask('" << task.name() << "') outside of a graph being recorded");
+  m_recording->addTask(std::move(task), patches);
+}
+
+const TaskGraph& GraphScheduler::recordedGraph() const {
+  TESSERA_REQUIRE_THROWS(m_recording != nullptr, "no graph is being recorded");
+  return *m_recording;
+}
+
+CompiledGraph GraphScheduler::compile(const Grid& grid, const std::vector<int>& patchRanks) const {
+  return recordedGraph().compile(grid, patchRanks, m_comm.rank());
+}
+
+void GraphScheduler::runTask(const Task& task, const Patch& patch, OnDemandDataWarehouse& oldDW,
+                             OnDemandDataWarehouse& newDW, const TilingOptions& tiling,
+                             SchedulerStats& stats) {
+  const Timer timer;
+  const bool onHost = task.kind() == Task::Kind::Host;
+  ExecutionContext exec(task.name(),
+                        onHost ? ExecutionContext::Space::Host : ExecutionContext::Space::Device,
+                        tiling);
+  task.callback()(patch, oldDW, newDW, exec);
+  exec.fence();
+  stats.taskSeconds += timer.seconds();
+  stats.kernels += exec.kernelsLaunched();
+  stats.tiles += exec.tilesExecuted();
+  ++stats.tasksRun;
+}
+
+std::unique_ptr<GraphScheduler> makeScheduler(const std::string& type, const Communicator& world,
+                                              const SchedulerOptions& options) {
+  if (type == "host") return std::make_unique<MPIScheduler>(world, options);
+  if (type == "sync")
+    return std::make_unique<AsyncScheduler>(world, options, AsyncScheduler::Mode::Sync);
+  if (type == "async")
+    return std::make_unique<AsyncScheduler>(world, options, AsyncScheduler::Mode::Async);
+  throw InputError("unknown scheduler type '" + type + "' (choose host, sync or async)");
+}
+
+}  // namespace tessera

@@ -1,0 +1,67 @@
+#pragma once
+// What every Tessera scheduler shares: recording tasks into a graph,
+// compiling it for this rank, and running compiled graphs on a pair of data
+// warehouses. The subclasses differ in how they run one: host (synchronous,
+// on the calling thread), sync and async (a control thread owns MPI while
+// the device runs kernels).
+
+#include "CCA/Components/Schedulers/CompiledGraph.h"
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Components/Schedulers/SchedulerStats.h"
+#include "CCA/Components/Schedulers/TaskGraph.h"
+#include "CCA/Ports/ExecutionContext.h"
+#include "CCA/Ports/Scheduler.h"
+#include "Core/Parallel/Communicator.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+class Grid;
+
+struct SchedulerOptions {
+  TilingOptions tiling;
+  // Fail with a report after this long without progress (0: never).
+  double watchdogSeconds = 300.0;
+};
+
+class GraphScheduler : public Scheduler {
+ public:
+  GraphScheduler(const Communicator& world, SchedulerOptions options);
+
+  virtual std::string modeName() const = 0;
+
+  // Starts recording a new graph; addTask adds to it.
+  void beginGraph(const std::string& name);
+  void addTask(Task task, const std::vector<const Patch*>& patches) override;
+  const TaskGraph& recordedGraph() const;
+  CompiledGraph compile(const Grid& grid, const std::vector<int>& patchRanks) const;
+
+  virtual void execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
+                       OnDemandDataWarehouse& newDW) = 0;
+
+  const Communicator& comm() const { return m_comm; }
+  const SchedulerStats& stats() const { return m_stats; }
+  const SchedulerOptions& options() const { return m_options; }
+
+ protected:
+  // Runs one patch task on the calling thread, counting it in `stats`.
+  static void runTask(const Task& task, const Patch& patch, OnDemandDataWarehouse& oldDW,
+                      OnDemandDataWarehouse& newDW, const TilingOptions& tiling,
+                      SchedulerStats& stats);
+
+  Communicator m_comm;
+  SchedulerOptions m_options;
+  SchedulerStats m_stats;
+
+ private:
+  std::unique_ptr<TaskGraph> m_recording;
+};
+
+// "host", "sync" or "async"; throws InputError naming the choices otherwise.
+std::unique_ptr<GraphScheduler> makeScheduler(const std::string& type, const Communicator& world,
+                                              const SchedulerOptions& options);
+
+}  // namespace tessera

@@ -1,0 +1,123 @@
+#pragma once
+// Stencil loops: one kernel body, run either straight over global memory or
+// tile by tile out of team scratch memory (the Kokkos form of the Sunway
+// port's athread_get / compute / athread_put).
+//
+// The body is called as body(i, j, k, in, out): `in` holds read-only windows
+// on the inputs (valid `ghost` cells around (i, j, k)), `out` writable
+// windows on the outputs (valid at (i, j, k)). Both are indexed by global
+// cell like CellArray, so the body does not know whether it reads a staged
+// tile or the variable itself, and gives the same bits either way.
+
+#include "Core/Grid/Box.h"
+#include "Core/Grid/Variables/CellArray.h"
+#include "Core/Parallel/LoopHelpers.h"
+#include "Core/Util/Error.h"
+
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+namespace tessera {
+
+template <class T, std::size_t NumInputs>
+using StencilInputs = Kokkos::Array<CellArray<const T>, NumInputs>;
+template <class T, std::size_t NumOutputs>
+using StencilOutputs = Kokkos::Array<CellArray<T>, NumOutputs>;
+
+template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
+void stencilFor(const std::string& label, const ExecSpace& space, const Box& box,
+                const StencilInputs<T, NumInputs>& in, const StencilOutputs<T, NumOutputs>& out,
+                const Body& body) {
+  parallelFor(
+      label, space, box, KOKKOS_LAMBDA(int i, int j, int k) { body(i, j, k, in, out); });
+}
+
+// Runs `body` over `box` in tiles of `tile` cells (edge tiles may be
+// smaller), one team per tile. Returns the number of tiles.
+template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
+int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box& box, int ghost,
+                    const IntVector& tile, const StencilInputs<T, NumInputs>& inputs,
+                    const StencilOutputs<T, NumOutputs>& outputs, const Body& body) {
+  if (box.empty()) return 0;
+  TESSERA_REQUIRE_THROWS(IntVector{}.allLessThan(tile), "tile " << tile << " must be positive");
+  for (std::size_t n = 0; n < NumInputs; ++n) {
+    TESSERA_REQUIRE_THROWS(inputs[n].box().contains(box.grow(ghost)),
+                           label << ": input " << n << " holds " << inputs[n].box() << " but "
+                                 << ghost << " ghost layers around " << box << " are needed");
+  }
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch =
+      Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const IntVector extent = box.size();
+  const IntVector count{(extent.x + tile.x - 1) / tile.x, (extent.y + tile.y - 1) / tile.y,
+                        (extent.z + tile.z - 1) / tile.z};
+  const int numTiles = static_cast<int>(count.product());
+  const auto stagedCells =
+      static_cast<std::size_t>((tile + IntVector::uniform(2 * ghost)).product());
+  const auto tileCells = static_cast<std::size_t>(tile.product());
+  const std::size_t scratchBytes =
+      Scratch::shmem_size(stagedCells) * NumInputs + Scratch::shmem_size(tileCells) * NumOutputs;
+  Policy policy(space, numTiles, Kokkos::AUTO);
+  policy.set_scratch_size(0, Kokkos::PerTeam(scratchBytes));
+  const IntVector origin = box.lo();
+  const IntVector end = box.hi();
+
+  Kokkos::parallel_for(
+      label, policy, KOKKOS_LAMBDA(const Member& team) {
+        const int t = team.league_rank();
+        const IntVector at{t % count.x, (t / count.x) % count.y, t / (count.x * count.y)};
+        const IntVector lo = origin + at * tile;
+        const Box tileBox(lo, min(lo + tile, end));
+        const Box staged = tileBox.grow(ghost);
+        const IntVector s = staged.size();
+        const IntVector c = tileBox.size();
+
+        // Stage every input with its halo.
+        StencilInputs<T, NumInputs> in;
+        for (std::size_t n = 0; n < NumInputs; ++n) {
+          const Scratch scratch(team.team_scratch(0), stagedCells);
+          const CellArray<const T> source = inputs[n];
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<int>(staged.volume())),
+                               [&](int idx) {
+                                 const int i = staged.lo().x + idx % s.x;
+                                 const int j = staged.lo().y + (idx / s.x) % s.y;
+                                 const int k = staged.lo().z + idx / (s.x * s.y);
+                                 scratch(idx) = source(i, j, k);
+                               });
+          in[n] = CellArray<const T>(scratch.data(), staged);
+        }
+        StencilOutputs<T, NumOutputs> out;
+        for (std::size_t n = 0; n < NumOutputs; ++n) {
+          const Scratch scratch(team.team_scratch(0), tileCells);
+          out[n] = CellArray<T>(scratch.data(), tileBox);
+        }
+        team.team_barrier();
+
+        // Compute the tile from scratch, one x row per thread.
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c.y * c.z), [&](int row) {
+          const int j = tileBox.lo().y + row % c.y;
+          const int k = tileBox.lo().z + row / c.y;
+          for (int i = tileBox.lo().x; i < tileBox.hi().x; ++i)
+            body(i, j, k, in, out);
+        });
+        team.team_barrier();
+
+        // Write the outputs back.
+        for (std::size_t n = 0; n < NumOutputs; ++n) {
+          const CellArray<T> target = outputs[n];
+          const CellArray<T> staging = out[n];
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<int>(tileBox.volume())),
+                               [&](int idx) {
+                                 const int i = tileBox.lo().x + idx % c.x;
+                                 const int j = tileBox.lo().y + (idx / c.x) % c.y;
+                                 const int k = tileBox.lo().z + idx / (c.x * c.y);
+                                 target(i, j, k) = staging(i, j, k);
+                               });
+        }
+      });
+  return numTiles;
+}
+
+}  // namespace tessera

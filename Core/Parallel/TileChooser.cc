@@ -1,0 +1,58 @@
+#include "Core/Parallel/TileChooser.h"
+
+#include <algorithm>
+
+namespace tessera {
+
+std::size_t StencilFootprint::bytes(const IntVector& tile) const {
+  const IntVector staged = tile + IntVector::uniform(2 * ghost);
+  const auto cells =
+      static_cast<std::size_t>(staged.product()) * static_cast<std::size_t>(numInputs) +
+      static_cast<std::size_t>(tile.product()) * static_cast<std::size_t>(numOutputs);
+  return cells * bytesPerValue;
+}
+
+std::pair<std::int64_t, std::int64_t> StencilFootprint::haloOverhead(const IntVector& tile) const {
+  return {(tile + IntVector::uniform(2 * ghost)).product(), tile.product()};
+}
+
+bool betterTile(const IntVector& a, const IntVector& b, const StencilFootprint& footprint) {
+  const auto [an, ad] = footprint.haloOverhead(a);
+  const auto [bn, bd] = footprint.haloOverhead(b);
+  // an/ad < bn/bd without rounding; a tile that fits any scratchpad has far
+  // fewer than 2^31 cells, so the products stay below 2^63.
+  const std::int64_t left = an * bd;
+  const std::int64_t right = bn * ad;
+  if (left != right) return left < right;
+  if (a.x != b.x) return a.x > b.x;
+  if (a.y != b.y) return a.y > b.y;
+  return a.z > b.z;
+}
+
+std::optional<IntVector> chooseTile(const IntVector& box, const StencilFootprint& footprint,
+                                    std::size_t budgetBytes) {
+  std::optional<IntVector> best;
+  // For fixed (tx, ty) the overhead falls as tz grows, so only the deepest
+  // tz that fits can win: a search over (tx, ty) is exhaustive.
+  for (int tx = 1; tx <= box.x; ++tx) {
+    if (footprint.bytes({tx, 1, 1}) > budgetBytes) break;
+    for (int ty = 1; ty <= box.y; ++ty) {
+      if (footprint.bytes({tx, ty, 1}) > budgetBytes) break;
+      int lo = 1;
+      int hi = box.z;
+      while (lo < hi) {  // the largest tz that fits
+        const int mid = lo + (hi - lo + 1) / 2;
+        if (footprint.bytes({tx, ty, mid}) <= budgetBytes) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      const IntVector candidate{tx, ty, lo};
+      if (!best || betterTile(candidate, *best, footprint)) best = candidate;
+    }
+  }
+  return best;
+}
+
+}  // namespace tessera
