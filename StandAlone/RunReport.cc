@@ -21,6 +21,14 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
       << " s, pack/unpack " << s.packSeconds << " s, communication overlapped with device work "
       << std::fixed << std::setprecision(1) << 100.0 * s.overlapFraction() << " %\n"
       << std::defaultfloat;
+  if (!result.outputDirectory.empty()) {
+    out << "  output in " << result.outputDirectory;
+    if (result.checkpointBytes > 0) {
+      out << "; checkpoints " << result.checkpointBytes << " bytes in " << result.checkpointSeconds << " s ("
+          << result.checkpointBytes / result.checkpointSeconds / 1e9 << " GB/s)";
+    }
+    out << "\n";
+  }
   for (const auto& [name, value] : result.analysis) {
     out << name << ": " << std::scientific << std::setprecision(6) << value << std::defaultfloat
         << "\n";

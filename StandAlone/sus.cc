@@ -10,7 +10,7 @@
 #include "Core/Util/Error.h"
 #include "Core/Util/Logger.h"
 #include "StandAlone/RunReport.h"
-#include "StandAlone/Version.h"
+#include "Core/Util/Version.h"
 
 #include <CLI/CLI.hpp>
 
@@ -34,13 +34,16 @@ struct Options {
   std::vector<std::string> overrides;
   std::string scheduler;
   std::string statsFile;
+  std::string restartDir;
+  int restartCheckpoint = -1;
 };
 
 // Kokkos starts before the deck is validated, so read scheduler.device_threads
 // leniently here; a bad value is reported properly by the validation later.
 int deviceThreadsFromDeck(const Options& options) {
   try {
-    const auto scheduler = tessera::ProblemSpec::fromFile(options.deck).findSection("scheduler");
+    const std::string deck = options.restartDir.empty() ? options.deck : options.restartDir + "/input.yaml";
+    const auto scheduler = tessera::ProblemSpec::fromFile(deck).findSection("scheduler");
     return scheduler ? std::max(0, scheduler->get<int>("device_threads", 0)) : 0;
   } catch (const std::exception&) {
     return 0;
@@ -53,7 +56,9 @@ int runSus(const Options& options, const tessera::Communicator& world) {
              std::cout);
   ComponentRegistry components;
   registerComponents(components);
-  ProblemSpec deck = ProblemSpec::fromFile(options.deck);
+  // A restart runs the deck stored in the run directory.
+  const std::string deckPath = options.restartDir.empty() ? options.deck : options.restartDir + "/input.yaml";
+  ProblemSpec deck = ProblemSpec::fromFile(deckPath);
   for (const std::string& assignment : options.overrides) {
     const auto equals = assignment.find('=');
     if (equals == std::string::npos || equals == 0) {
@@ -64,13 +69,17 @@ int runSus(const Options& options, const tessera::Communicator& world) {
   SimulationController controller(deck, components, world, log);
   if (options.validateOnly) {
     controller.validate();
-    if (world.isRoot()) std::cout << options.deck << ": valid\n";
+    if (world.isRoot()) std::cout << deckPath << ": valid\n";
     return kExitSuccess;
   }
   RunOptions run;
   if (options.maxTimesteps >= 0) run.maxTimesteps = options.maxTimesteps;
   run.taskGraphFile = options.taskGraphFile;
   run.schedulerType = options.scheduler;
+  if (!options.restartDir.empty()) {
+    run.restart = RestartOptions{options.restartDir, std::nullopt};
+    if (options.restartCheckpoint >= 0) run.restart->timestep = options.restartCheckpoint;
+  }
   run.statsFile = options.statsFile;
   const RunResult result = controller.run(run);
   if (world.isRoot()) printRunReport(std::cout, result, world.size());
@@ -95,6 +104,11 @@ int main(int argc, char** argv) {
   app.add_option("--scheduler", options.scheduler, "host, sync or async (overrides scheduler.type)")
       ->check(CLI::IsMember({"host", "sync", "async"}));
   app.add_option("--stats", options.statsFile, "write per-timestep statistics as JSON lines");
+  app.add_option("--restart", options.restartDir,
+                 "continue the run in RUN_DIR from its newest usable checkpoint (deck: RUN_DIR/input.yaml)")
+      ->check(CLI::ExistingDirectory);
+  app.add_option("--checkpoint", options.restartCheckpoint, "with --restart: the checkpoint's timestep")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--log-level", options.logLevel, "error, warning, info or debug")
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
   app.add_option("--set", options.overrides,
@@ -104,7 +118,13 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("sus (Tessera) ") + tessera::kVersion);
   try {
     app.parse(argc, argv);
-    if (options.deck.empty()) throw CLI::RequiredError("deck");
+    if (options.deck.empty() && options.restartDir.empty()) throw CLI::RequiredError("deck");
+    if (!options.deck.empty() && !options.restartDir.empty()) {
+      throw CLI::ValidationError("--restart", "takes the deck from the run directory: give no deck");
+    }
+    if (options.restartCheckpoint >= 0 && options.restartDir.empty()) {
+      throw CLI::ValidationError("--checkpoint", "needs --restart");
+    }
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? kExitSuccess : kExitBadInput;

@@ -17,17 +17,19 @@ const char* varKindName(VarKind kind) {
 }
 
 VarLabel::VarLabel(std::string name, std::type_index type, std::string typeName, VarKind kind,
-                   std::size_t elementBytes, ReductionOps reduction)
+                   std::size_t elementBytes, ReductionOps reduction, std::string valueType)
     : m_name(std::move(name)),
       m_type(type),
       m_typeName(std::move(typeName)),
       m_kind(kind),
       m_elementBytes(elementBytes),
-      m_reduction(std::move(reduction)) {}
+      m_reduction(std::move(reduction)),
+      m_valueType(std::move(valueType)) {}
 
 const VarLabel* VarLabelRegistry::createLabel(const std::string& name, std::type_index type,
                                               const std::string& typeName, VarKind kind,
-                                              std::size_t bytes, ReductionOps ops) {
+                                              std::size_t bytes, ReductionOps ops,
+                                              std::string valueType) {
   TESSERA_REQUIRE_THROWS(!name.empty(), "a variable label needs a name");
   auto found = m_labels.find(name);
   if (found != m_labels.end()) {
@@ -37,7 +39,8 @@ const VarLabel* VarLabelRegistry::createLabel(const std::string& name, std::type
                                         << "; cannot register it again as " << typeName);
     return found->second.get();
   }
-  auto label = std::make_unique<VarLabel>(name, type, typeName, kind, bytes, std::move(ops));
+  auto label = std::make_unique<VarLabel>(name, type, typeName, kind, bytes, std::move(ops),
+                                          std::move(valueType));
   const VarLabel* raw = label.get();
   m_labels.emplace(name, std::move(label));
   return raw;

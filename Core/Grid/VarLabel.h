@@ -11,6 +11,8 @@
 #include <typeindex>
 #include <vector>
 
+#include "Core/Grid/Variables/TypeName.h"
+
 namespace tessera {
 
 enum class VarKind { CellCentered, Reduction, PerPatch };
@@ -28,7 +30,7 @@ struct ReductionOps {
 class VarLabel {
  public:
   VarLabel(std::string name, std::type_index type, std::string typeName, VarKind kind,
-           std::size_t elementBytes, ReductionOps reduction = {});
+           std::size_t elementBytes, ReductionOps reduction = {}, std::string valueType = {});
   VarLabel(const VarLabel&) = delete;
   VarLabel& operator=(const VarLabel&) = delete;
 
@@ -36,6 +38,8 @@ class VarLabel {
   std::type_index type() const { return m_type; }
   // Human-readable type, for error messages (e.g. "CCVariable<double>").
   const std::string& typeName() const { return m_typeName; }
+  // The scalar a cell or a reduction holds: "double", "float", "int", "int64".
+  const std::string& valueType() const { return m_valueType; }
   VarKind kind() const { return m_kind; }
   std::size_t elementBytes() const { return m_elementBytes; }
   // Set for reduction variables only.
@@ -48,6 +52,7 @@ class VarLabel {
   VarKind m_kind;
   std::size_t m_elementBytes;
   ReductionOps m_reduction;
+  std::string m_valueType;
 };
 
 // Owns every label of a run. Asking twice for the same name and type returns
@@ -73,7 +78,7 @@ class VarLabelRegistry {
       };
     }
     return createLabel(name, std::type_index(typeid(VariableType)), VariableType::typeName(),
-                       VariableType::kind, sizeof(T), std::move(ops));
+                       VariableType::kind, sizeof(T), std::move(ops), TypeName<T>::get());
   }
   // nullptr when no label has that name.
   const VarLabel* find(const std::string& name) const;
@@ -82,7 +87,7 @@ class VarLabelRegistry {
  private:
   const VarLabel* createLabel(const std::string& name, std::type_index type,
                               const std::string& typeName, VarKind kind, std::size_t bytes,
-                              ReductionOps ops);
+                              ReductionOps ops, std::string valueType);
   std::map<std::string, std::unique_ptr<VarLabel>> m_labels;
 };
 

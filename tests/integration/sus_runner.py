@@ -44,13 +44,19 @@ class Sus:
     def __init__(self, sus, mpirun, flags):
         self.sus, self.mpirun, self.flags = sus, mpirun, flags
 
-    def run(self, deck, ranks=1, sets=(), options=(), threads=1, timeout=600):
+    def command(self, deck, ranks=1, sets=(), options=()):
         cmd = [self.mpirun, *self.flags, "-n", str(ranks), self.sus, "--quiet", *options]
         for assignment in sets:
             cmd += ["--set", assignment]
-        cmd.append(deck)
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false")
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        if deck:
+            cmd.append(deck)
+        return cmd
+
+    def run(self, deck, ranks=1, sets=(), options=(), threads=1, timeout=600, cwd=None, env=None):
+        """deck may be None (with --restart in options)."""
+        environment = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false", **(env or {}))
+        done = subprocess.run(self.command(deck, ranks, sets, options), capture_output=True, text=True,
+                              timeout=timeout, env=environment, cwd=cwd)
         return SusRun(done.returncode, done.stdout, done.stderr)
 
     def run_serial(self, args, timeout=120):

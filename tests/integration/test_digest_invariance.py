@@ -1,4 +1,5 @@
-"""Burgers gives bitwise the same field for any rank count, load balancer and patch layout.
+"""Burgers gives bitwise the same field for any rank count, load balancer, patch
+layout, scheduler mode (host, sync, async) and tile shape.
 
 usage: test_digest_invariance.py --sus S --mpirun M [--mpirun-flag F]... DECK
 """
@@ -20,6 +21,22 @@ CONFIGURATIONS = [
     (4, ["grid.level.patches=[3,2,5]", "load_balancer.type=round_robin"]),
     (3, ["grid.level.patches=[1,1,1]"]),
     (2, ["scheduler.rebuild_every_timestep=true"]),
+    # Scheduler modes: host runs untiled kernels, sync and async tile them.
+    (1, ["scheduler.type=host"]),
+    (1, ["scheduler.type=sync"]),
+    (1, ["scheduler.type=async"]),
+    (2, ["scheduler.type=sync"]),
+    (2, ["scheduler.type=async"]),
+    (4, ["scheduler.type=async", "load_balancer.type=round_robin"]),
+    (4, ["scheduler.type=sync"]),
+    # Tile shapes: explicit ones (some not dividing the patches), and the
+    # automatic choice under smaller and larger scratchpads.
+    (1, ["scheduler.type=async", "scheduler.tile=[1,1,1]"]),
+    (1, ["scheduler.type=sync", "scheduler.tile=[16,2,3]"]),
+    (2, ["scheduler.type=async", "scheduler.tile=[4,4,4]"]),
+    (4, ["scheduler.type=async", "scheduler.tile=[5,3,7]", "grid.level.patches=[3,2,5]"]),
+    (2, ["scheduler.type=async", "scheduler.scratchpad_bytes=4096"]),
+    (2, ["scheduler.type=sync", "scheduler.scratchpad_bytes=1048576"]),
 ]
 
 

@@ -63,7 +63,10 @@ class AsyncScheduler::ControlLoop {
         std::this_thread::sleep_for(kIdlePause);
       }
     }
-    m_state.complete();
+    const ScopedTimer waiting(m_stats.waitSeconds);
+    m_state.complete([this] {
+      if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
+    });
   }
 
  private:
@@ -196,7 +199,7 @@ void AsyncScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& 
   DeviceExecutor device;
   std::exception_ptr failure;
   {
-    ExecutionState state(graph, oldDW, newDW, m_comm, controlStats);
+    ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, m_executions++);
     std::thread control([&] {
       try {
         ControlLoop(state, device, m_options, m_mode, controlStats, deviceStats, m_comm.rank())

@@ -28,10 +28,17 @@ ExecutionState::CommTimer::~CommTimer() {
 
 ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                                OnDemandDataWarehouse& newDW, const Communicator& comm,
-                               SchedulerStats& stats)
+                               SchedulerStats& stats, int execution)
     : m_graph(graph), m_oldDW(oldDW), m_newDW(newDW), m_comm(comm), m_stats(stats) {
   TESSERA_REQUIRE_THROWS(graph.grid != nullptr && graph.rank == comm.rank(),
                          "graph '" << graph.name << "' was not compiled for this rank");
+  // Phases 0 .. tasks.size() shifted into this execution's window of tags.
+  const int phases = static_cast<int>(graph.tasks.size()) + 1;
+  int* tagUpperBound = nullptr;
+  int found = 0;
+  TESSERA_MPI_CHECK(MPI_Comm_get_attr(comm.get(), MPI_TAG_UB, &tagUpperBound, &found));
+  const int windows = found ? std::max(1, *tagUpperBound / phases) : 1;
+  m_tagBase = (std::max(execution, 0) % windows) * phases;
   const std::size_t n = graph.detailedTasks.size();
   m_successors.resize(n);
   m_pendingPredecessors.resize(n);
@@ -49,11 +56,13 @@ ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse
 
 ExecutionState::~ExecutionState() {
   if (m_completed) return;
-  // A failure left requests behind: cancel receives, let sends finish.
+  // A failure left requests behind: cancel receives, let sends finish. A
+  // cancelled receive must still complete before its buffer goes (a message
+  // already matched lands in it); MPI_Wait on it returns whatever the peers do.
   for (MPI_Request& request : m_recvRequests) {
     if (request != MPI_REQUEST_NULL) {
       MPI_Cancel(&request);
-      MPI_Request_free(&request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
     }
   }
   for (MPI_Request& request : m_sendRequests) {
@@ -75,7 +84,7 @@ void ExecutionState::start() {
     const Message& message = m_graph.receives[r];
     m_recvBuffers[r].resize(message.bytes);
     TESSERA_MPI_CHECK(MPI_Irecv(m_recvBuffers[r].data(), static_cast<int>(message.bytes), MPI_BYTE,
-                                message.peer, message.tag, m_comm.get(), &m_recvRequests[r]));
+                                message.peer, mpiTag(message), m_comm.get(), &m_recvRequests[r]));
   }
   m_sendBuffers.resize(m_graph.sends.size());
   m_sendRequests.assign(m_graph.sends.size(), MPI_REQUEST_NULL);
@@ -118,7 +127,7 @@ void ExecutionState::postSend(int index) {
     }
   }
   TESSERA_MPI_CHECK(MPI_Isend(buffer.data(), static_cast<int>(message.bytes), MPI_BYTE,
-                              message.peer, message.tag, m_comm.get(),
+                              message.peer, mpiTag(message), m_comm.get(),
                               &m_sendRequests[static_cast<std::size_t>(index)]));
   ++m_stats.messagesSent;
   m_stats.bytesSent += static_cast<std::int64_t>(message.bytes);
@@ -149,6 +158,10 @@ bool ExecutionState::progressMessages() {
 bool ExecutionState::messagesOutstanding() const {
   for (bool done : m_recvDone)
     if (!done) return true;
+  return sendsOutstanding();
+}
+
+bool ExecutionState::sendsOutstanding() const {
   for (std::size_t s = 0; s < m_sendRequests.size(); ++s)
     if (m_sendRequests[s] != MPI_REQUEST_NULL && !m_sendBuffers[s].empty()) return true;
   return false;
@@ -290,8 +303,8 @@ std::string ExecutionState::describeWaiting(int id) const {
       if (m_recvDone[static_cast<std::size_t>(message)]) continue;
       const Message& m = m_graph.receives[static_cast<std::size_t>(message)];
       std::ostringstream reason;
-      reason << "message from rank " << m.peer << " (phase " << m.phase << ", tag " << m.tag << ", "
-             << m.bytes << " bytes)";
+      reason << "message from rank " << m.peer << " (phase " << m.phase << ", tag " << mpiTag(m)
+             << ", " << m.bytes << " bytes)";
       if (std::find(reasons.begin(), reasons.end(), reason.str()) == reasons.end())
         reasons.push_back(reason.str());
     }
@@ -306,12 +319,22 @@ std::string ExecutionState::describeWaiting(int id) const {
   return out.str();
 }
 
-void ExecutionState::complete() {
-  {
-    const ScopedTimer timer(m_stats.waitSeconds);
-    TESSERA_MPI_CHECK(MPI_Waitall(static_cast<int>(m_sendRequests.size()), m_sendRequests.data(),
-                                  MPI_STATUSES_IGNORE));
+std::vector<std::string> ExecutionState::describeOutstandingSends() const {
+  std::vector<std::string> sends;
+  for (std::size_t s = 0; s < m_sendRequests.size(); ++s) {
+    if (m_sendRequests[s] == MPI_REQUEST_NULL || m_sendBuffers[s].empty()) continue;
+    const Message& m = m_graph.sends[s];
+    std::ostringstream out;
+    out << "send to rank " << m.peer << " (phase " << m.phase << ", tag " << mpiTag(m) << ", "
+        << m.bytes << " bytes) not yet received";
+    sends.push_back(out.str());
   }
+  return sends;
+}
+
+void ExecutionState::checkComplete() {
+  TESSERA_MPI_CHECK(MPI_Waitall(static_cast<int>(m_sendRequests.size()), m_sendRequests.data(),
+                                MPI_STATUSES_IGNORE));
   for (std::size_t r = 0; r < m_recvRequests.size(); ++r) {
     TESSERA_REQUIRE_THROWS(m_recvDone[r], "a message from rank " << m_graph.receives[r].peer
                                                                  << " (phase "

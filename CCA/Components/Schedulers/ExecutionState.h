@@ -19,8 +19,12 @@ namespace tessera {
 
 class ExecutionState {
  public:
+  // `execution` counts the executions on `comm` (the same on every rank): each
+  // uses its own window of MPI tags, so that a message a failed execution left
+  // behind never matches a receive of a later one.
   ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
-                 OnDemandDataWarehouse& newDW, const Communicator& comm, SchedulerStats& stats);
+                 OnDemandDataWarehouse& newDW, const Communicator& comm, SchedulerStats& stats,
+                 int execution);
   ExecutionState(const ExecutionState&) = delete;
   ExecutionState& operator=(const ExecutionState&) = delete;
   // Cancels whatever is still outstanding (after a failure).
@@ -80,8 +84,17 @@ class ExecutionState {
 
   // What the task with id `id` waits for, for the watchdog.
   std::string describeWaiting(int id) const;
-  // Waits for the last sends; throws if a receive was never consumed.
-  void complete();
+  // The posted sends no receiver has taken yet, for the watchdog.
+  std::vector<std::string> describeOutstandingSends() const;
+  // Waits for the last sends (calls `onIdle` while waiting); throws if a
+  // receive was never consumed.
+  template <class OnIdle>
+  void complete(const OnIdle& onIdle) {
+    while (sendsOutstanding()) {
+      if (!progressMessages()) onIdle();
+    }
+    checkComplete();
+  }
 
  private:
   struct PendingReduction {
@@ -106,6 +119,9 @@ class ExecutionState {
   };
 
   const Patch& patch(int id) const;
+  int mpiTag(const Message& message) const { return m_tagBase + message.tag; }
+  bool sendsOutstanding() const;
+  void checkComplete();
   void postSend(int index);
   void combineReduction(PendingReduction& pending);
 
@@ -114,6 +130,7 @@ class ExecutionState {
   OnDemandDataWarehouse& m_newDW;
   const Communicator& m_comm;
   SchedulerStats& m_stats;
+  int m_tagBase = 0;
 
   std::vector<std::vector<int>> m_successors;
   std::vector<int> m_pendingPredecessors;

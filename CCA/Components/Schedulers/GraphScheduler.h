@@ -55,6 +55,8 @@ class GraphScheduler : public Scheduler {
   Communicator m_comm;
   SchedulerOptions m_options;
   SchedulerStats m_stats;
+  // Executions started on m_comm, failed ones included (selects the MPI tag window).
+  int m_executions = 0;
 
  private:
   std::unique_ptr<TaskGraph> m_recording;

@@ -16,7 +16,7 @@ MPIScheduler::MPIScheduler(const Communicator& world, const SchedulerOptions& op
 
 void MPIScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                            OnDemandDataWarehouse& newDW) {
-  ExecutionState state(graph, oldDW, newDW, m_comm, m_stats);
+  ExecutionState state(graph, oldDW, newDW, m_comm, m_stats, m_executions++);
   Watchdog watchdog(m_options.watchdogSeconds);
   const auto idle = [&] {
     if (watchdog.expired()) watchdogFail(state, watchdog.limitSeconds(), m_comm.rank());
@@ -43,7 +43,8 @@ void MPIScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& ol
     state.progressMessages();
     watchdog.progressed();
   }
-  state.complete();
+  const ScopedTimer waiting(m_stats.waitSeconds);
+  state.complete(idle);
 }
 
 }  // namespace tessera

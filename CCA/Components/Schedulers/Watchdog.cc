@@ -20,6 +20,8 @@ void watchdogFail(const ExecutionState& state, double limitSeconds, int rank) {
     }
     report << "\n  " << state.describeWaiting(task.id);
   }
+  for (const std::string& send : state.describeOutstandingSends())
+    report << "\n  " << send;
   // Print at once: the caller may abort before the message travels further.
   std::cerr << report.str() << std::endl;
   throw WatchdogError(report.str());

@@ -1,5 +1,6 @@
 #include "CCA/Components/SimulationController/SimulationController.h"
 
+#include "CCA/Components/DataArchiver/DataArchiver.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
@@ -173,21 +174,47 @@ RunResult SimulationController::run(const RunOptions& options) {
     statsOut.open(options.statsFile);
     if (!statsOut) throw InputError("cannot write statistics to '" + options.statsFile + "'");
   }
+  const auto recordTimestepGraph = [&] {
+    // The timestep graph is compiled once and reused while the grid and the
+    // load balance stay as they are.
+    sched.beginGraph("timestep");
+    app->scheduleTimeAdvance(level, sched);
+    app->scheduleComputeStableTimestep(level, sched);
+    return sched.compile(grid, patchRanks);
+  };
+  DataArchiver archiver(m_deck, m_deck.file(), m_world, m_log);
+  std::vector<const VarLabel*> reductionLabels;
+  for (const VarLabel* label : labels.all()) {
+    if (label->kind() == VarKind::Reduction) reductionLabels.push_back(label);
+  }
   auto oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", 0, control.initTime, 0.0);
-  auto newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, control.initTime, 0.0);
+  std::unique_ptr<OnDemandDataWarehouse> newDW;
+  double time = control.initTime;
+  int step = 0;
+  if (options.restart) {
+    const CompiledGraph preview = recordTimestepGraph();
+    auto restored = DataArchiver::restore(options.restart->directory, options.restart->timestep, level,
+                                          patchRanks, app->stateLabels(), reductionLabels, preview.ghostLayers,
+                                          m_world, m_log);
+    newDW = std::move(restored.dw);
+    time = restored.step.time;
+    step = restored.step.timestep;
+    sched.beginGraph("restartInitialize");
+    app->scheduleRestartInitialize(level, sched);
+    if (!sched.recordedGraph().empty()) sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
+    archiver.setup(grid, patchRanks, labels, app->stateLabels(), componentName(m_deck),
+                   restored.file);
+  } else {
+    newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, control.initTime, 0.0);
+    sched.beginGraph("initialize");
+    app->scheduleInitialize(level, sched);
+    app->scheduleComputeStableTimestep(level, sched);
+    sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
+    archiver.setup(grid, patchRanks, labels, app->stateLabels(), componentName(m_deck), "");
+    archiver.afterTimestep(0, time, 0.0, time, *newDW, control.finished(time, step));
+  }
 
-  sched.beginGraph("initialize");
-  app->scheduleInitialize(level, sched);
-  app->scheduleComputeStableTimestep(level, sched);
-  const CompiledGraph initGraph = sched.compile(grid, patchRanks);
-  sched.execute(initGraph, *oldDW, *newDW);
-
-  // The timestep graph is compiled once and reused while the grid and the
-  // load balance stay as they are.
-  sched.beginGraph("timestep");
-  app->scheduleTimeAdvance(level, sched);
-  app->scheduleComputeStableTimestep(level, sched);
-  CompiledGraph stepGraph = sched.compile(grid, patchRanks);
+  CompiledGraph stepGraph = recordTimestepGraph();
   m_log.info("timestep graph: ", stepGraph.tasks.size(), " tasks, ", stepGraph.detailedTasks.size(),
              " detailed tasks, ", stepGraph.sends.size(), " sends and ", stepGraph.receives.size(),
              " receives on rank 0; compiled in ", std::setprecision(3),
@@ -202,8 +229,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     keep.insert(label);
 
   RunResult result;
-  double time = control.initTime;
-  int step = 0;
+  const int firstStep = step;
   const Timer loopTimer;
   while (!control.finished(time, step)) {
     const Timer stepTimer;
@@ -225,6 +251,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     }
     const SchedulerStats before = sched.stats();
     sched.execute(stepGraph, *oldDW, *newDW);
+    const double previous = time;
     time = next;
     ++step;
     if (statsOut.is_open()) {
@@ -232,6 +259,7 @@ RunResult SimulationController::run(const RunOptions& options) {
       delta -= before;
       writeStatsLine(statsOut, step, time, delT, stepTimer.seconds(), delta);
     }
+    archiver.afterTimestep(step, time, delT, previous, *newDW, control.finished(time, step));
     m_log.info("timestep ", std::setw(5), step, "  time ", std::scientific, std::setprecision(6),
                time, "  delt ", std::setprecision(4), delT, std::defaultfloat, "  wall ",
                std::fixed, std::setprecision(4), stepTimer.seconds(), " s", std::defaultfloat);
@@ -239,7 +267,10 @@ RunResult SimulationController::run(const RunOptions& options) {
   result.wallSeconds = m_world.allreduceMax(loopTimer.seconds());
   result.timesteps = step;
   result.time = time;
-  result.cellUpdates = level.numCells() * step;
+  result.cellUpdates = level.numCells() * (step - firstStep);
+  result.outputDirectory = archiver.directory();
+  result.checkpointBytes = archiver.checkpointBytes();
+  result.checkpointSeconds = archiver.checkpointSeconds();
 
   sched.beginGraph("analysis");
   app->scheduleAnalysis(level, sched);

@@ -17,7 +17,13 @@ namespace tessera {
 class Communicator;
 class Logger;
 
+struct RestartOptions {
+  std::string directory;          // the run directory to continue
+  std::optional<int> timestep;    // which checkpoint; the newest usable when absent
+};
+
 struct RunOptions {
+  std::optional<RestartOptions> restart;
   std::optional<int> maxTimesteps;  // overrides time.max_timesteps
   std::string schedulerType;        // overrides scheduler.type when not empty
   std::string taskGraphFile;        // write the timestep graph as DOT here
@@ -38,6 +44,9 @@ struct RunResult {
   std::vector<std::pair<std::string, double>> analysis;
   SchedulerStats stats;  // counts summed over ranks, times of rank 0
   std::string schedulerMode;
+  std::string outputDirectory;       // empty without output or checkpoints
+  std::int64_t checkpointBytes = 0;  // written by rank 0's view of the files
+  double checkpointSeconds = 0.0;
 };
 
 class SimulationController {

@@ -1,0 +1,48 @@
+#pragma once
+// One timestep of an archive as a parallel-HDF5 file:
+//   attributes   format_version, component, tessera_version, time, timestep,
+//                delt, lower, upper, resolution, spacing, patches, extra_cells,
+//                index_lo (global index of the datasets' first cell)
+//   /<label>     one dataset per cell variable over the level's cells plus
+//                extra cells, dims (z, y, x), written collectively (each rank
+//                its patches as hyperslabs), with attributes value_type and
+//                digest (the order-independent checksum of its cells)
+//   /reductions/<label>  one value per reduction variable, with its digest
+// Its content does not depend on the patch layout or the rank count.
+
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "Core/Grid/Level.h"
+#include "Core/Parallel/Communicator.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+inline constexpr int kArchiveFormatVersion = 1;
+
+struct ArchiveStep {
+  int timestep = 0;
+  double time = 0.0;
+  double delt = 0.0;
+  std::string component;
+};
+
+// Writes `labels` (cell variables) and `reductions` of `dw` for the local
+// patches (patchRanks[id] == comm.rank()) to a new file at `path`.
+// Collective over `comm`.
+void writeArchiveFile(const std::string& path, const Communicator& comm, const ArchiveStep& step,
+                      const Level& level, const std::vector<int>& patchRanks,
+                      const std::vector<const VarLabel*>& labels,
+                      const std::vector<const VarLabel*>& reductions, const OnDemandDataWarehouse& dw);
+
+// Reads an archive file back into `dw` for this rank's patches (any layout,
+// any rank count), allocating each variable with room for the ghost layers
+// `dw` is set up for. Verifies every digest; a missing, truncated or
+// corrupt file, or one for another grid, throws InputError naming the path
+// and the reason. Collective over `comm`: all ranks succeed or all throw.
+ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, const Level& level,
+                            const std::vector<int>& patchRanks, const std::vector<const VarLabel*>& labels,
+                            const std::vector<const VarLabel*>& reductions, OnDemandDataWarehouse& dw);
+
+}  // namespace tessera

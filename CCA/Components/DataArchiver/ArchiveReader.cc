@@ -1,0 +1,90 @@
+#include "CCA/Components/DataArchiver/ArchiveReader.h"
+
+#include "CCA/Components/DataArchiver/RunDirectory.h"
+#include "Core/IO/H5Files.h"
+
+#include <cstring>
+
+namespace tessera {
+
+namespace {
+herr_t collectName(hid_t, const char* name, const H5L_info_t*, void* out) {
+  static_cast<std::vector<std::string>*>(out)->push_back(name);
+  return 0;
+}
+}  // namespace
+
+bool ArchivedVariable::contains(const IntVector& cell) const {
+  return indexLo.allLessEqual(cell) && (cell - indexLo).allLessThan(size);
+}
+
+double ArchivedVariable::at(const IntVector& cell) const {
+  const IntVector c = cell - indexLo;
+  return values[(static_cast<std::size_t>(c.z) * size.y + c.y) * size.x + c.x];
+}
+
+ArchiveReader::ArchiveReader(const std::string& runDirectory)
+    : m_directory(resolveRunDirectory(runDirectory)), m_index(ArchiveIndex::load(m_directory)) {}
+
+const ArchiveEntry& ArchiveReader::output(int timestep) const {
+  std::string available;
+  for (const ArchiveEntry& entry : m_index.outputs) {
+    if (entry.timestep == timestep) return entry;
+    available += (available.empty() ? "" : ", ") + std::to_string(entry.timestep);
+  }
+  throw InputError("'" + m_directory + "' has no output at timestep " + std::to_string(timestep) +
+                   " (outputs: " + available + ")");
+}
+
+std::vector<std::string> ArchiveReader::variables(const ArchiveEntry& entry) const {
+  const H5ErrorSilencer quiet;
+  const H5File file = openSerialFile(path(entry));
+  std::vector<std::string> names;
+  TESSERA_HDF5_CHECK(H5Literate(file.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names));
+  std::vector<std::string> cellVariables;
+  for (const std::string& name : names) {
+    if (name != "reductions") cellVariables.push_back(name);  // the one group; the rest are datasets
+  }
+  return cellVariables;
+}
+
+ArchivedGrid ArchiveReader::grid(const ArchiveEntry& entry) const {
+  const H5ErrorSilencer quiet;
+  const H5File file = openSerialFile(path(entry));
+  ArchivedGrid grid;
+  grid.lower = readVector3Attribute(file.get(), "lower");
+  grid.upper = readVector3Attribute(file.get(), "upper");
+  grid.spacing = readVector3Attribute(file.get(), "spacing");
+  grid.resolution = readIntVectorAttribute(file.get(), "resolution");
+  grid.extraCells = readIntVectorAttribute(file.get(), "extra_cells");
+  grid.patches = readIntVectorAttribute(file.get(), "patches");
+  return grid;
+}
+
+ArchivedVariable ArchiveReader::read(const ArchiveEntry& entry, const std::string& variable) const {
+  const H5ErrorSilencer quiet;
+  const std::string file = path(entry);
+  const H5File h5 = openSerialFile(file);
+  if (!hasLink(h5.get(), variable)) throw InputError("'" + file + "' has no variable '" + variable + "'");
+  ArchivedVariable result;
+  result.name = variable;
+  result.indexLo = readIntVectorAttribute(h5.get(), "index_lo");
+  const H5Dataset dataset(H5Dopen2(h5.get(), variable.c_str(), H5P_DEFAULT), "dataset");
+  result.valueType = readStringAttribute(dataset.get(), "value_type");
+  const H5Dataspace space(H5Dget_space(dataset.get()), "dataspace");
+  hsize_t dims[3] = {0, 0, 0};
+  if (H5Sget_simple_extent_ndims(space.get()) != 3) throw InputError("'" + file + "': '" + variable + "' is not 3D");
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  result.size = {static_cast<int>(dims[2]), static_cast<int>(dims[1]), static_cast<int>(dims[0])};
+  const std::size_t count = static_cast<std::size_t>(result.size.product());
+  result.values.resize(count);
+  if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, result.values.data()) < 0) {
+    throw InputError("'" + file + "': cannot read '" + variable + "' (truncated or corrupt file)");
+  }
+  const hid_t type = hdf5ValueType(result.valueType);
+  result.raw.resize(count * H5Tget_size(type));
+  TESSERA_HDF5_CHECK(H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, result.raw.data()));
+  return result;
+}
+
+}  // namespace tessera

@@ -1,0 +1,278 @@
+#include "CCA/Components/DataArchiver/DataArchiver.h"
+
+#include "CCA/Components/DataArchiver/RunDirectory.h"
+#include "CCA/Components/DataArchiver/XdmfWriter.h"
+#include "Core/Parallel/Communicator.h"
+#include "Core/Util/Logger.h"
+#include "Core/Util/Version.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace tessera {
+
+namespace {
+
+ArchiveSchedule readSchedule(const ProblemSpec& section) {
+  ArchiveSchedule schedule;
+  if (section.has("interval")) schedule.interval = section.get<double>("interval");
+  if (section.has("timestep_interval")) schedule.timestepInterval = section.get<int>("timestep_interval");
+  if (section.has("walltime_interval")) schedule.walltimeInterval = section.get<double>("walltime_interval");
+  return schedule;
+}
+
+std::string stepFileName(int timestep) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "t%05d", timestep);
+  return name;
+}
+
+// A test-only hook: slows a checkpoint down between writing and renaming so
+// that a test can kill the run inside the window.
+double checkpointDelayForTests() {
+  const char* value = std::getenv("TESSERA_TEST_CHECKPOINT_DELAY");
+  return value ? std::atof(value) : 0.0;
+}
+
+void fsyncFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+DataArchiver::DataArchiver(const ProblemSpec& deck, const std::string& deckPath, const Communicator& comm,
+                           Logger& log)
+    : m_comm(comm), m_log(log), m_deck(deck), m_deckPath(deckPath) {
+  if (const auto output = deck.findSection("output")) {
+    m_outputs = readSchedule(*output);
+    if (output->has("interval") && output->has("timestep_interval")) {
+      throw output->errorAtKey("timestep_interval", "give either interval or timestep_interval, not both");
+    }
+    m_outputInitial = output->get<bool>("output_initial", true);
+    m_outputLast = output->get<bool>("output_last", true);
+    m_saveNames = output->get<std::vector<std::string>>("save", {});
+    m_base = output->get<std::string>("dir", "");
+  }
+  if (const auto checkpoint = deck.findSection("checkpoint")) {
+    m_checkpoints = readSchedule(*checkpoint);
+    m_cycle = checkpoint->get<int>("cycle", m_cycle);
+    if (!m_checkpoints->interval && !m_checkpoints->timestepInterval && !m_checkpoints->walltimeInterval) {
+      throw checkpoint->errorHere("give interval, timestep_interval or walltime_interval");
+    }
+  }
+  if (m_base.empty()) m_base = fs::path(deckPath).stem().string() + ".tsa";
+}
+
+void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks, const VarLabelRegistry& labels,
+                         const std::vector<const VarLabel*>& stateLabels, const std::string& component,
+                         const std::string& restartedFrom) {
+  m_level = &grid.level(0);
+  m_patchRanks = patchRanks;
+  m_state = stateLabels;
+  for (const VarLabel* label : labels.all()) {
+    if (label->kind() == VarKind::Reduction) m_reductions.push_back(label);
+  }
+  if (m_saveNames.empty()) {
+    m_saved = stateLabels;
+  } else {
+    for (const std::string& name : m_saveNames) {
+      const VarLabel* label = labels.find(name);
+      if (label == nullptr || label->kind() != VarKind::CellCentered) {
+        std::string known;
+        for (const VarLabel* l : labels.all())
+          if (l->kind() == VarKind::CellCentered) known += (known.empty() ? "" : ", ") + l->name();
+        throw m_deck.section("output").errorAtValue("save", "unknown variable '" + name +
+                                                                "' (cell variables: " + known + ")");
+      }
+      m_saved.push_back(label);
+    }
+  }
+  if (!enabled()) return;
+  // Rank 0 creates the directory; the others learn its name or the failure.
+  std::string created;
+  std::string failure;
+  if (m_comm.isRoot()) {
+    try {
+      created = createVersionedRunDirectory(m_base);
+      fs::create_directories(fs::path(created) / "checkpoints");
+      writeFileAtomically(created + "/input.yaml", "# The deck as run, overrides applied.\n" + m_deck.toYaml() + "\n");
+      m_index.component = component;
+      m_index.tesseraVersion = kVersion;
+      m_index.restartedFrom = restartedFrom;
+      m_index.save(created);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  }
+  std::vector<char> text(4096, '\0');
+  const std::string& message = failure.empty() ? created : "!" + failure;
+  std::copy_n(message.begin(), std::min(message.size(), text.size() - 1), text.begin());
+  TESSERA_MPI_CHECK(MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, m_comm.get()));
+  const std::string shared(text.data());
+  if (!shared.empty() && shared[0] == '!') throw Error("output: " + shared.substr(1));
+  m_directory = shared;
+  m_index.component = component;
+  m_index.tesseraVersion = kVersion;
+  m_index.restartedFrom = restartedFrom;
+  m_log.info("output: writing to ", m_directory);
+  m_sinceCheckpoint.reset();
+}
+
+bool DataArchiver::due(const ArchiveSchedule& schedule, int timestep, double time, double previousTime) const {
+  if (schedule.timestepInterval && timestep % *schedule.timestepInterval == 0) return true;
+  if (schedule.interval) {
+    // A multiple of the interval was reached or crossed by this step.
+    const double before = std::floor(previousTime / *schedule.interval + 1e-9);
+    const double now = std::floor(time / *schedule.interval + 1e-9);
+    if (now > before) return true;
+  }
+  if (schedule.walltimeInterval) {
+    // Every rank must decide alike: use the slowest rank's clock.
+    return m_comm.allreduceMax(m_sinceCheckpoint.seconds()) >= *schedule.walltimeInterval;
+  }
+  return false;
+}
+
+void DataArchiver::afterTimestep(int timestep, double time, double delt, double previousTime,
+                                 const OnDemandDataWarehouse& dw, bool last) {
+  if (!enabled()) return;
+  const ArchiveStep step{timestep, time, delt, m_index.component};
+  if (m_outputs) {
+    const bool initial = timestep == 0 && m_outputInitial;
+    if (initial || (last && m_outputLast) || (timestep > 0 && due(*m_outputs, timestep, time, previousTime))) {
+      writeOutput(step, dw);
+    }
+  }
+  if (m_checkpoints && timestep > 0 && due(*m_checkpoints, timestep, time, previousTime)) {
+    writeCheckpoint(step, dw);
+  }
+}
+
+std::int64_t DataArchiver::writeFile(const std::string& relativePath, const ArchiveStep& step,
+                                     const std::vector<const VarLabel*>& labels,
+                                     const std::vector<const VarLabel*>& reductions,
+                                     const OnDemandDataWarehouse& dw, bool slowForTests) {
+  const std::string path = m_directory + "/" + relativePath;
+  const std::string temporary = path + ".tmp";
+  if (m_comm.isRoot()) fs::remove(temporary);
+  m_comm.barrier();
+  try {
+    writeArchiveFile(temporary, m_comm, step, *m_level, m_patchRanks, labels, reductions, dw);
+  } catch (const std::exception& e) {
+    if (m_comm.isRoot()) fs::remove(temporary);
+    throw Error("writing '" + path + "' failed (" + e.what() + "); the earlier files are untouched");
+  }
+  std::int64_t bytes = 0;
+  if (m_comm.isRoot()) {
+    fsyncFile(temporary);
+    bytes = static_cast<std::int64_t>(fs::file_size(temporary));
+    if (slowForTests && checkpointDelayForTests() > 0.0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(checkpointDelayForTests()));
+    }
+    fs::rename(temporary, path);
+  }
+  m_comm.barrier();
+  return bytes;
+}
+
+void DataArchiver::writeOutput(const ArchiveStep& step, const OnDemandDataWarehouse& dw) {
+  const std::string file = stepFileName(step.timestep) + ".h5";
+  writeFile(file, step, m_saved, m_reductions, dw, false);
+  m_index.outputs.push_back({step.timestep, step.time, step.delt, file});
+  if (m_comm.isRoot()) {
+    writeXdmf();
+    m_index.save(m_directory);
+  }
+  m_log.info("output: timestep ", step.timestep, " -> ", m_directory, "/", file);
+}
+
+void DataArchiver::writeCheckpoint(const ArchiveStep& step, const OnDemandDataWarehouse& dw) {
+  const Timer timer;
+  const std::string file = "checkpoints/" + stepFileName(step.timestep) + ".h5";
+  const std::int64_t bytes = writeFile(file, step, m_state, m_reductions, dw, true);
+  m_checkpointSeconds += timer.seconds();
+  m_checkpointBytes += bytes;
+  m_index.checkpoints.push_back({step.timestep, step.time, step.delt, file});
+  // Older checkpoints go only now that the new one is complete and indexed.
+  std::vector<ArchiveEntry> expired;
+  while (static_cast<int>(m_index.checkpoints.size()) > m_cycle) {
+    expired.push_back(m_index.checkpoints.front());
+    m_index.checkpoints.erase(m_index.checkpoints.begin());
+  }
+  if (m_comm.isRoot()) {
+    m_index.save(m_directory);
+    for (const ArchiveEntry& old : expired) fs::remove(m_directory + "/" + old.file);
+  }
+  m_comm.barrier();
+  m_sinceCheckpoint.reset();
+  m_log.info("checkpoint: timestep ", step.timestep, " -> ", m_directory, "/", file, " (", bytes, " bytes in ",
+             timer.seconds(), " s)");
+}
+
+void DataArchiver::writeXdmf() {
+  std::vector<XdmfVariable> variables;
+  for (const VarLabel* label : m_saved) variables.push_back({label->name(), label->valueType()});
+  std::string all;
+  for (const ArchiveEntry& output : m_index.outputs) {
+    const std::string grid = xdmfGrid(*m_level, output, variables);
+    all += grid;
+    const std::string single = m_directory + "/" + fs::path(output.file).stem().string() + ".xmf";
+    if (!fs::exists(single)) writeFileAtomically(single, xdmfDocument(grid, false));
+  }
+  writeFileAtomically(m_directory + "/run.xmf", xdmfDocument(all, true));
+}
+
+DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory, std::optional<int> timestep,
+                                             const Level& level, const std::vector<int>& patchRanks,
+                                             const std::vector<const VarLabel*>& cellLabels,
+                                             const std::vector<const VarLabel*>& reductions,
+                                             const std::map<const VarLabel*, int>& ghostLayers,
+                                             const Communicator& comm, Logger& log) {
+  const std::string directory = resolveRunDirectory(runDirectory);
+  const ArchiveIndex index = ArchiveIndex::load(directory);
+  std::vector<ArchiveEntry> candidates = index.checkpoints;
+  if (timestep) {
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](const ArchiveEntry& e) { return e.timestep != *timestep; }),
+                     candidates.end());
+    if (candidates.empty()) {
+      std::string available;
+      for (const ArchiveEntry& e : index.checkpoints) available += (available.empty() ? "" : ", ") + std::to_string(e.timestep);
+      throw InputError("'" + runDirectory + "' has no checkpoint at timestep " + std::to_string(*timestep) +
+                       " (available: " + (available.empty() ? "none" : available) + ")");
+    }
+  }
+  if (candidates.empty()) throw InputError("'" + runDirectory + "' holds no checkpoint to restart from");
+  std::string reasons;
+  for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
+    const std::string path = directory + "/" + it->file;
+    try {
+      auto attempt = std::make_unique<OnDemandDataWarehouse>("NewDW", it->timestep, it->time, it->delt);
+      attempt->setGhostLayers(ghostLayers);
+      const ArchiveStep step = readArchiveFile(path, comm, level, patchRanks, cellLabels, reductions, *attempt);
+      log.info("restart: from ", path, " (timestep ", step.timestep, ", time ", step.time, ")");
+      return Restored{step, path, std::move(attempt)};
+    } catch (const InputError& e) {
+      reasons += std::string("\n  ") + e.what();
+      if (std::next(it) != candidates.rend()) {
+        log.warning("restart: checkpoint ", path, " is unusable (", e.what(), "); falling back to ",
+                    directory, "/", std::next(it)->file);
+      }
+    }
+  }
+  throw InputError("no usable checkpoint in '" + runDirectory + "':" + reasons);
+}
+
+}  // namespace tessera

@@ -1,0 +1,24 @@
+#pragma once
+// XDMF descriptions of the HDF5 outputs, so that ParaView and VisIt open a
+// run directly: one .xmf per output timestep and run.xmf, a temporal
+// collection of them all.
+
+#include "CCA/Components/DataArchiver/ArchiveIndex.h"
+#include "Core/Grid/Level.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+struct XdmfVariable {
+  std::string name;
+  std::string valueType;  // "double", "float", "int", "int64"
+};
+
+// The <Grid> element for one output file (relative path `file`).
+std::string xdmfGrid(const Level& level, const ArchiveEntry& output, const std::vector<XdmfVariable>& variables);
+// A whole XDMF document around grids.
+std::string xdmfDocument(const std::string& grids, bool temporal);
+
+}  // namespace tessera

@@ -1,0 +1,142 @@
+// tessera-inspect: look inside a run directory (Uintah's puda).
+//   tessera-inspect RUN_DIR                       timesteps and variables
+//   tessera-inspect RUN_DIR --stats [--var u] [--timestep N]
+//                                                 min, max, mean, L2 over the interior cells
+//   tessera-inspect RUN_DIR --line u --timestep N --axis x --at 5,7
+//                                                 one line of cells as text: index, position, value
+// Exit codes: 0 success, 1 bad input (arguments, missing or unreadable archive).
+
+#include "CCA/Components/DataArchiver/ArchiveReader.h"
+#include "Core/Util/Error.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <sstream>
+
+namespace {
+
+using namespace tessera;
+
+void list(const ArchiveReader& reader) {
+  const ArchiveIndex& index = reader.index();
+  std::cout << "run " << reader.directory() << " (component " << index.component << ", Tessera "
+            << index.tesseraVersion << ")\n";
+  if (!index.restartedFrom.empty()) std::cout << "restarted from " << index.restartedFrom << "\n";
+  std::cout << "outputs:\n";
+  for (const ArchiveEntry& e : index.outputs) {
+    std::cout << "  timestep " << std::setw(6) << e.timestep << "  time " << std::setprecision(9) << e.time
+              << "  delt " << e.delt << "  " << e.file << "\n";
+  }
+  std::cout << "checkpoints:\n";
+  for (const ArchiveEntry& e : index.checkpoints) {
+    std::cout << "  timestep " << std::setw(6) << e.timestep << "  time " << std::setprecision(9) << e.time
+              << "  " << e.file << "\n";
+  }
+  if (!index.outputs.empty()) {
+    const ArchiveEntry& first = index.outputs.front();
+    const ArchivedGrid grid = reader.grid(first);
+    std::cout << "grid: resolution " << grid.resolution << ", box " << grid.lower << " to " << grid.upper
+              << ", patches " << grid.patches << ", extra cells " << grid.extraCells << "\n";
+    std::cout << "variables:";
+    for (const std::string& name : reader.variables(first)) std::cout << " " << name;
+    std::cout << "\n";
+  }
+}
+
+void stats(const ArchiveReader& reader, const std::string& only, int timestep) {
+  std::cout << std::setw(8) << "timestep" << std::setw(16) << "time" << std::setw(10) << "variable" << std::setw(16)
+            << "min" << std::setw(16) << "max" << std::setw(16) << "mean" << std::setw(16) << "L2 (RMS)" << "\n";
+  for (const ArchiveEntry& entry : reader.index().outputs) {
+    if (timestep >= 0 && entry.timestep != timestep) continue;
+    const ArchivedGrid grid = reader.grid(entry);
+    for (const std::string& name : reader.variables(entry)) {
+      if (!only.empty() && name != only) continue;
+      const ArchivedVariable var = reader.read(entry, name);
+      double lo = std::numeric_limits<double>::max();
+      double hi = std::numeric_limits<double>::lowest();
+      double sum = 0.0;
+      double squares = 0.0;
+      std::int64_t n = 0;
+      // The interior: [0, resolution) on every axis.
+      for (int k = 0; k < grid.resolution.z; ++k)
+        for (int j = 0; j < grid.resolution.y; ++j)
+          for (int i = 0; i < grid.resolution.x; ++i) {
+            const double v = var.at({i, j, k});
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+            sum += v;
+            squares += v * v;
+            ++n;
+          }
+      std::cout << std::setw(8) << entry.timestep << std::setw(16) << std::setprecision(9) << entry.time
+                << std::setw(10) << name << std::setprecision(9) << std::setw(16) << lo << std::setw(16) << hi
+                << std::setw(16) << sum / n << std::setw(16) << std::sqrt(squares / n) << "\n";
+    }
+  }
+}
+
+void line(const ArchiveReader& reader, const std::string& name, int timestep, const std::string& axisName,
+          const std::string& at) {
+  const int axis = axisName == "x" ? 0 : axisName == "y" ? 1 : axisName == "z" ? 2 : -1;
+  if (axis < 0) throw InputError("--axis must be x, y or z, not '" + axisName + "'");
+  int a = 0, b = 0;
+  char comma = 0;
+  std::istringstream parse(at);
+  if (!(parse >> a >> comma >> b) || comma != ',') throw InputError("--at expects two indices like 5,7");
+  const ArchiveEntry& entry = reader.output(timestep);
+  const ArchivedGrid grid = reader.grid(entry);
+  const ArchivedVariable var = reader.read(entry, name);
+  std::cout << "# " << name << " at timestep " << timestep << " (time " << std::setprecision(9) << entry.time
+            << ") along " << axisName << "\n# index position value\n";
+  for (int n = var.indexLo[axis]; n < var.indexLo[axis] + var.size[axis]; ++n) {
+    IntVector cell = axis == 0 ? IntVector{n, a, b} : axis == 1 ? IntVector{a, n, b} : IntVector{a, b, n};
+    if (!var.contains(cell)) throw InputError("--at " + at + " lies outside the archived cells");
+    const double position = grid.lower[axis] + (n + 0.5) * grid.spacing[axis];
+    std::cout << n << " " << std::setprecision(17) << position << " " << var.at(cell) << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tessera-inspect: list, summarise and extract the contents of a Tessera run directory",
+               "tessera-inspect"};
+  std::string directory;
+  bool wantStats = false;
+  std::string variable;
+  std::string lineVariable;
+  int timestep = -1;
+  std::string axis = "x";
+  std::string at = "0,0";
+  app.add_option("run", directory, "the run directory (or its link)")->required();
+  app.add_flag("--stats", wantStats, "min, max, mean and L2 of each variable at each output timestep");
+  app.add_option("--var", variable, "only this variable (with --stats)");
+  app.add_option("--timestep", timestep, "only this output timestep");
+  app.add_option("--line", lineVariable, "print one line of cells of this variable");
+  app.add_option("--axis", axis, "with --line: x, y or z");
+  app.add_option("--at", at, "with --line: the other two indices, e.g. 5,7 (y,z for a line along x)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  try {
+    const tessera::ArchiveReader reader(directory);
+    if (!lineVariable.empty()) {
+      if (timestep < 0) throw tessera::InputError("--line needs --timestep");
+      line(reader, lineVariable, timestep, axis, at);
+    } else if (wantStats) {
+      stats(reader, variable, timestep);
+    } else {
+      list(reader);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "tessera-inspect: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Reproduces the seed paper's scheduler comparison (host.sync, acc.sync,
+acc.async; Table III) on this machine with the Burgers deck.
+
+For each patch shape and rank count it runs sus in the three modes, takes the
+median of --runs runs of the time per timestep, and reports the async
+improvement (T_sync - T_async) / T_async. Writes a JSON file and, when
+matplotlib is available (Debian: python3-matplotlib), a PNG chart.
+
+usage: scripts/bench/scheduler_variants.py [--runs 5] [--ranks 1,2] [--steps 20]
+       [--resolution 128] [--out bench-results]
+A benchmark, not a test: it asserts nothing about time.
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MODES = ["host", "sync", "async"]
+PAPER_NAMES = {"host": "host.sync", "sync": "acc.sync", "async": "acc.async"}
+# Patch shapes like the paper's Table III, scaled to a 128^3 level.
+PATCH_SHAPES = [(16, 16, 64), (32, 32, 32), (32, 32, 64), (64, 64, 64), (64, 64, 128)]
+
+
+def run_once(sus, deck, mode, ranks, threads, layout, steps, resolution):
+    mpirun = ["mpirun", "--oversubscribe", "--bind-to", "none", "-n", str(ranks)]
+    if os.geteuid() == 0:
+        mpirun.insert(1, "--allow-run-as-root")
+    cmd = mpirun + [str(sus), "--quiet", "--scheduler", mode, "--nthreads", str(threads),
+                    "--max-timesteps", str(steps),
+                    "--set", f"grid.level.resolution=[{resolution},{resolution},{resolution}]",
+                    "--set", "grid.level.patches=[{},{},{}]".format(*layout), str(deck)]
+    env = dict(os.environ, OMP_PROC_BIND="false")
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    if done.returncode != 0:
+        sys.exit(f"sus failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
+    per_step = float(re.search(r"([0-9.]+) ms per timestep", done.stdout).group(1))
+    overlap = float(re.search(r"overlapped with device work ([0-9.]+) %", done.stdout).group(1))
+    digest = re.search(r"^digest u (\w+)", done.stdout, re.M).group(1)
+    return per_step, overlap, digest
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sus", default=ROOT / "build" / "StandAlone" / "sus")
+    parser.add_argument("--deck", default=ROOT / "inputs" / "Burgers" / "burgers_large.yaml")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--ranks", default="1,2")
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--resolution", type=int, default=128)
+    parser.add_argument("--out", default=ROOT / "bench-results")
+    args = parser.parse_args()
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cores = os.cpu_count() or 1
+    results = []
+    for ranks in [int(r) for r in args.ranks.split(",")]:
+        threads = max(1, cores // ranks)
+        for shape in PATCH_SHAPES:
+            layout = tuple(args.resolution // s for s in shape)
+            row = {"ranks": ranks, "device_threads": threads, "patch": "x".join(map(str, shape)),
+                   "layout": layout, "cells": args.resolution ** 3}
+            digests = set()
+            for mode in MODES:
+                samples = [run_once(args.sus, args.deck, mode, ranks, threads, layout, args.steps,
+                                    args.resolution) for _ in range(args.runs)]
+                row[f"{mode}_ms_per_step"] = statistics.median(s[0] for s in samples)
+                row[f"{mode}_ms_samples"] = [s[0] for s in samples]
+                row[f"{mode}_overlap_percent"] = statistics.median(s[1] for s in samples)
+                digests.update(s[2] for s in samples)
+            row["digests_identical"] = len(digests) == 1
+            row["async_improvement_percent"] = 100.0 * (row["sync_ms_per_step"] - row["async_ms_per_step"]) \
+                / row["async_ms_per_step"]
+            results.append(row)
+            print(f"ranks {ranks} patch {row['patch']:>10}: " +
+                  "  ".join(f"{PAPER_NAMES[m]} {row[f'{m}_ms_per_step']:7.2f} ms" for m in MODES) +
+                  f"  async improvement {row['async_improvement_percent']:+6.1f} %"
+                  f"  overlap {row['async_overlap_percent']:.0f} %"
+                  f"  digests {'identical' if row['digests_identical'] else 'DIFFER'}", flush=True)
+    summary = {"machine_cores": cores, "runs": args.runs, "steps": args.steps, "results": results}
+    for ranks in sorted({r["ranks"] for r in results}):
+        gains = [r["async_improvement_percent"] for r in results if r["ranks"] == ranks]
+        summary[f"mean_async_improvement_percent_{ranks}_ranks"] = statistics.mean(gains)
+        summary[f"max_async_improvement_percent_{ranks}_ranks"] = max(gains)
+    (out / "scheduler_variants.json").write_text(json.dumps(summary, indent=2))
+    print(json.dumps({k: v for k, v in summary.items() if k != "results"}, indent=2))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not found (Debian: apt-get install python3-matplotlib): no chart written")
+        return
+    rank_counts = sorted({r["ranks"] for r in results})
+    fig, axes = plt.subplots(1, len(rank_counts), figsize=(6 * len(rank_counts), 4.5), squeeze=False)
+    for ax, ranks in zip(axes[0], rank_counts):
+        rows = [r for r in results if r["ranks"] == ranks]
+        xs = range(len(rows))
+        width = 0.27
+        for offset, mode in zip((-width, 0, width), MODES):
+            ax.bar([x + offset for x in xs], [r[f"{mode}_ms_per_step"] for r in rows], width,
+                   label=PAPER_NAMES[mode])
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([r["patch"] for r in rows], rotation=20)
+        ax.set_xlabel("patch size (128^3 cells)")
+        ax.set_ylabel("ms per timestep (median)")
+        ax.set_title(f"Burgers, {ranks} rank(s) x {rows[0]['device_threads']} device thread(s)")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "scheduler_variants.png", dpi=120)
+    print(f"wrote {out / 'scheduler_variants.json'} and {out / 'scheduler_variants.png'}")
+
+
+if __name__ == "__main__":
+    main()

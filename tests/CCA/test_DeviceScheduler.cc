@@ -1,0 +1,1021 @@
+// The device scheduler layer on 1-3 ranks: the host, sync and async modes run
+// one graph (old-warehouse ghosts two deep, a new-warehouse chain with a
+// modifier, sum and min reductions, a host task) to the same bits, which are
+// also the bits of a serial reference; tiles and device time are counted
+// where they should be; an exception in a device task leaves execute() as an
+// exception; the watchdog names the message a rank waits for. Also unit tests
+// of DeviceExecutor (the calling thread serves, a std::thread controls),
+// Watchdog and ExecutionContext::stencilFor.
+#include <gtest/gtest.h>
+
+#include "CCA/Components/Schedulers/AsyncScheduler.h"
+#include "CCA/Components/Schedulers/DeviceExecutor.h"
+#include "CCA/Components/Schedulers/GraphScheduler.h"
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Components/Schedulers/Watchdog.h"
+#include "CCA/Ports/DataWarehouse.h"
+#include "CCA/Ports/ExecutionContext.h"
+#include "Core/Grid/Grid.h"
+#include "Core/Parallel/Communicator.h"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tessera {
+namespace {
+
+using namespace std::chrono_literals;
+
+// ---------------------------------------------------------------------------
+// The formulas, shared by the kernels and the serial reference so that both
+// round identically. `a` is anything indexed by (i, j, k).
+
+// A value no two cells share.
+double f(const IntVector& c) {
+  return c.x + 100.0 * c.y + 10000.0 * c.z + 0.5;
+}
+
+// Two layers deep, with an edge and a corner neighbour.
+template <class A>
+KOKKOS_INLINE_FUNCTION double wide(const A& a, int i, int j, int k) {
+  return 0.5 * a(i, j, k) + 0.125 * (a(i - 2, j, k) - a(i + 2, j, k)) +
+         0.0625 * (a(i, j - 2, k) + a(i, j + 1, k)) - 0.03125 * (a(i, j, k - 2) - a(i, j, k + 2)) +
+         0.01 * a(i - 1, j - 1, k) + 0.02 * a(i + 1, j + 1, k + 1);
+}
+
+KOKKOS_INLINE_FUNCTION double modified(double v) {
+  return 0.5 * v + 1.0;
+}
+
+// A 7-point stencil.
+template <class A>
+KOKKOS_INLINE_FUNCTION double sevenPoint(const A& a, int i, int j, int k) {
+  return -0.75 * a(i, j, k) + 0.3 * (a(i - 1, j, k) + a(i + 1, j, k)) +
+         0.2 * (a(i, j - 1, k) - a(i, j + 1, k)) + 0.1 * (a(i, j, k - 1) + a(i, j, k + 1));
+}
+
+template <class A>
+KOKKOS_INLINE_FUNCTION double hostFormula(const A& a, int i, int j, int k, double total,
+                                          double smallest) {
+  return a(i + 1, j, k) - a(i, j - 1, k) + 1e-6 * total + smallest;
+}
+
+// ---------------------------------------------------------------------------
+
+std::vector<int> roundRobin(int numPatches, int numRanks) {
+  std::vector<int> ranks;
+  for (int p = 0; p < numPatches; ++p)
+    ranks.push_back(p % numRanks);
+  return ranks;
+}
+
+Grid periodicGrid() {
+  LevelSpec spec;
+  spec.resolution = {12, 10, 8};
+  spec.patches = {3, 2, 2};  // 4 x 5 x 4 cells each
+  spec.periodic = {true, true, true};
+  Grid grid;
+  grid.addLevel(spec);
+  return grid;
+}
+
+// The message of the exception f throws, or "" when it throws none.
+template <class E>
+std::string messageOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& text, const std::string& word) {
+  return text.find(word) != std::string::npos;
+}
+
+struct Labels {
+  VarLabelRegistry registry;
+  const VarLabel* u = registry.create<CCVariable<double>>("u");
+  const VarLabel* v = registry.create<CCVariable<double>>("v");
+  const VarLabel* w = registry.create<CCVariable<double>>("w");
+  const VarLabel* z = registry.create<CCVariable<double>>("z");
+  const VarLabel* x = registry.create<CCVariable<double>>("x");
+  const VarLabel* y = registry.create<CCVariable<double>>("y");
+  const VarLabel* total = registry.create<SumVariable<double>>("total");
+  const VarLabel* smallest = registry.create<MinVariable<double>>("smallest");
+};
+
+// Which threads ran the tasks: device tasks belong on the thread that
+// initialised Kokkos (this one), host tasks on the control thread.
+struct ThreadLog {
+  std::thread::id kokkosThread = std::this_thread::get_id();
+  std::atomic<int> deviceOffKokkosThread{0};
+  std::atomic<int> hostOnKokkosThread{0};
+  std::atomic<int> hostTasks{0};
+  void device() { deviceOffKokkosThread += std::this_thread::get_id() != kokkosThread; }
+  void host() {
+    hostOnKokkosThread += std::this_thread::get_id() == kokkosThread;
+    ++hostTasks;
+  }
+};
+
+// u = f over every patch, with a device kernel.
+void scheduleInit(GraphScheduler& scheduler, const Level& level, const Labels& l,
+                  ThreadLog& threads) {
+  const VarLabel* u = l.u;
+  scheduler.addTask(std::move(Task("init",
+                                   [u, &threads](const Patch& patch, const DataWarehouse&,
+                                                 DataWarehouse& dw, ExecutionContext& exec) {
+                                     threads.device();
+                                     const CellArray<double> a =
+                                         dw.allocateAndPut<double>(u, patch).array();
+                                     exec.parallelFor(
+                                         patch.extendedBox(), KOKKOS_LAMBDA(int i, int j, int k) {
+                                           a(i, j, k) = i + 100.0 * j + 10000.0 * k + 0.5;
+                                         });
+                                   })
+                                  .computesVar(u)),
+                    level.eachPatch());
+}
+
+// The step: added out of order, so only the declared data orders it.
+void scheduleStep(GraphScheduler& scheduler, const Level& level, const Labels& l,
+                  ThreadLog& threads) {
+  const Labels* labels = &l;
+  scheduler.addTask(
+      std::move(Task(
+                    "hostTask",
+                    [labels, &threads](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                                       ExecutionContext& exec) {
+                      threads.host();
+                      const double total =
+                          dw.getReduction<SumVariable<double>>(labels->total).get();
+                      const double smallest =
+                          dw.getReduction<MinVariable<double>>(labels->smallest).get();
+                      const CellArray<const double> w =
+                          dw.get<double>(labels->w, patch, Ghost::AroundCells, 1).array();
+                      const CellArray<double> z =
+                          dw.allocateAndPut<double>(labels->z, patch).array();
+                      // A host task's stencil runs untiled on Kokkos::Serial.
+                      exec.stencilFor(
+                          patch.interior(), 1, StencilInputs<double, 1>{{w}},
+                          StencilOutputs<double, 1>{{z}},
+                          KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
+                                        const StencilOutputs<double, 1>& out) {
+                            out[0](i, j, k) = hostFormula(in[0], i, j, k, total, smallest);
+                          });
+                    },
+                    Task::Kind::Host)
+                    .requiresVar(Task::NewDW, l.total)
+                    .requiresVar(Task::NewDW, l.smallest)
+                    .requiresVar(Task::NewDW, l.w, Ghost::AroundCells, 1)
+                    .computesVar(l.z)),
+      level.eachPatch());
+  scheduler.addTask(
+      std::move(Task("reduce",
+                     [labels, &threads](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                                        ExecutionContext& exec) {
+                       threads.device();
+                       const ConstCCVariable<double> w = dw.get<double>(labels->w, patch);
+                       double sum = 0.0;
+                       patch.interior().forEachCell([&](const IntVector& c) { sum += w(c); });
+                       const CellArray<const double> a = w.array();
+                       double smallest = 0.0;
+                       exec.parallelReduce(
+                           patch.interior(),
+                           KOKKOS_LAMBDA(int i, int j, int k, double& m) {
+                             if (a(i, j, k) < m) m = a(i, j, k);
+                           },
+                           Kokkos::Min<double>(smallest));
+                       dw.put(SumVariable<double>(sum), labels->total, patch);
+                       dw.put(MinVariable<double>(smallest), labels->smallest, patch);
+                     })
+                    .requiresVar(Task::NewDW, l.w)
+                    .computesVar(l.total)
+                    .computesVar(l.smallest)),
+      level.eachPatch());
+  scheduler.addTask(
+      std::move(Task("smooth",
+                     [labels, &threads](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                                        ExecutionContext& exec) {
+                       threads.device();
+                       const CellArray<const double> v =
+                           dw.get<double>(labels->v, patch, Ghost::AroundCells, 1).array();
+                       const CellArray<double> w =
+                           dw.allocateAndPut<double>(labels->w, patch).array();
+                       exec.stencilFor(
+                           patch.interior(), 1, StencilInputs<double, 1>{{v}},
+                           StencilOutputs<double, 1>{{w}},
+                           KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
+                                         const StencilOutputs<double, 1>& out) {
+                             out[0](i, j, k) = sevenPoint(in[0], i, j, k);
+                           });
+                     })
+                    .requiresVar(Task::NewDW, l.v, Ghost::AroundCells, 1)
+                    .computesVar(l.w)),
+      level.eachPatch());
+  scheduler.addTask(std::move(Task("modify",
+                                   [labels, &threads](const Patch& patch, const DataWarehouse&,
+                                                      DataWarehouse& dw, ExecutionContext& exec) {
+                                     threads.device();
+                                     const CellArray<double> v =
+                                         dw.getModifiable<double>(labels->v, patch).array();
+                                     exec.parallelFor(
+                                         patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
+                                           v(i, j, k) = modified(v(i, j, k));
+                                         });
+                                   })
+                                  .modifiesVar(l.v)),
+                    level.eachPatch());
+  scheduler.addTask(
+      std::move(Task("wide",
+                     [labels, &threads](const Patch& patch, const DataWarehouse& oldDW,
+                                        DataWarehouse& dw, ExecutionContext& exec) {
+                       threads.device();
+                       const CellArray<const double> u =
+                           oldDW.get<double>(labels->u, patch, Ghost::AroundCells, 2).array();
+                       const CellArray<double> v =
+                           dw.allocateAndPut<double>(labels->v, patch).array();
+                       exec.stencilFor(
+                           patch.interior(), 2, StencilInputs<double, 1>{{u}},
+                           StencilOutputs<double, 1>{{v}},
+                           KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
+                                         const StencilOutputs<double, 1>& out) {
+                             out[0](i, j, k) = wide(in[0], i, j, k);
+                           });
+                     })
+                    .requiresVar(Task::OldDW, l.u, Ghost::AroundCells, 2)
+                    .computesVar(l.v)),
+      level.eachPatch());
+}
+
+// The step computed serially over the whole (periodic) level.
+struct Reference {
+  Box cells;
+  std::vector<double> v, w, z;
+  double total = 0.0;
+  double smallest = 0.0;
+
+  explicit Reference(const Level& level) : cells(level.cellBox()) {
+    const IntVector n = level.resolution();
+    const auto wrap = [n](int i, int j, int k) {
+      return IntVector{((i % n.x) + n.x) % n.x, ((j % n.y) + n.y) % n.y, ((k % n.z) + n.z) % n.z};
+    };
+    const auto field = [&](const std::vector<double>& data) {
+      return [&data, wrap, this](int i, int j, int k) {
+        return data[static_cast<std::size_t>(cells.linearIndex(wrap(i, j, k)))];
+      };
+    };
+    const auto u = [wrap](int i, int j, int k) { return f(wrap(i, j, k)); };
+    const std::size_t size = static_cast<std::size_t>(cells.volume());
+    v.resize(size);
+    w.resize(size);
+    z.resize(size);
+    cells.forEachCell([&](const IntVector& c) { v[index(c)] = modified(wide(u, c.x, c.y, c.z)); });
+    const auto vAt = field(v);
+    cells.forEachCell([&](const IntVector& c) { w[index(c)] = sevenPoint(vAt, c.x, c.y, c.z); });
+    total = SumOp<double>::identity();
+    smallest = MinOp<double>::identity();
+    for (const Patch& patch : level.patches()) {  // in id order, like the runtime
+      double sum = 0.0;
+      patch.interior().forEachCell([&](const IntVector& c) { sum += w[index(c)]; });
+      total += sum;
+    }
+    for (double value : w)
+      smallest = std::min(smallest, value);
+    const auto wAt = field(w);
+    cells.forEachCell([&](const IntVector& c) {
+      z[index(c)] = hostFormula(wAt, c.x, c.y, c.z, total, smallest);
+    });
+  }
+  std::size_t index(const IntVector& c) const {
+    return static_cast<std::size_t>(cells.linearIndex(c));
+  }
+};
+
+bool sameBits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof(double)) == 0;
+}
+
+const char* const kModes[] = {"host", "sync", "async"};
+
+class DeviceSchedulerTest : public ::testing::Test {
+ protected:
+  DeviceSchedulerTest() : m_grid(periodicGrid()) {
+    m_ranks = roundRobin(m_grid.numPatches(), m_world.size());
+  }
+  const Level& level() const { return m_grid.level(0); }
+  std::int64_t globalSum(std::int64_t local) const { return m_world.allreduceSum(local); }
+  std::vector<const Patch*> localPatches() const {
+    std::vector<const Patch*> mine;
+    for (const Patch& patch : level().patches())
+      if (m_ranks[static_cast<std::size_t>(patch.id())] == m_world.rank()) mine.push_back(&patch);
+    return mine;
+  }
+
+  // Runs the initialisation graph into a warehouse that then turns old.
+  std::unique_ptr<OnDemandDataWarehouse> initialise(GraphScheduler& scheduler, const Labels& l,
+                                                    ThreadLog& threads) {
+    scheduler.beginGraph("init");
+    scheduleInit(scheduler, level(), l, threads);
+    auto oldDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, 0.0, 0.0);
+    OnDemandDataWarehouse empty("OldDW", -1, 0.0, 0.0);
+    scheduler.execute(scheduler.compile(m_grid, m_ranks), empty, *oldDW);
+    oldDW->setRole("OldDW");
+    return oldDW;
+  }
+
+  // Every rank checks its own patches against the serial reference; returns
+  // the number of wrong values on this rank.
+  std::int64_t wrongValues(const OnDemandDataWarehouse& newDW, const Labels& l,
+                           const Reference& ref) const {
+    std::int64_t wrong = 0;
+    for (const Patch* patch : localPatches()) {
+      const ConstCCVariable<double> v = newDW.get<double>(l.v, *patch);
+      const ConstCCVariable<double> w = newDW.get<double>(l.w, *patch);
+      const ConstCCVariable<double> z = newDW.get<double>(l.z, *patch);
+      patch->interior().forEachCell([&](const IntVector& c) {
+        wrong += !sameBits(v(c), ref.v[ref.index(c)]);
+        wrong += !sameBits(w(c), ref.w[ref.index(c)]);
+        wrong += !sameBits(z(c), ref.z[ref.index(c)]);
+      });
+    }
+    wrong += !sameBits(newDW.getReduction<SumVariable<double>>(l.total).get(), ref.total);
+    wrong += !sameBits(newDW.getReduction<MinVariable<double>>(l.smallest).get(), ref.smallest);
+    return wrong;
+  }
+
+  Communicator m_world = Communicator::borrow(MPI_COMM_WORLD);
+  Grid m_grid;
+  std::vector<int> m_ranks;
+};
+
+// What one run of the step graph left behind on this rank.
+struct StepResult {
+  std::vector<double> values;  // v, w, z over each local patch's interior, patches in id order
+  double total = 0.0;
+  double smallest = 0.0;
+  SchedulerStats step;  // the step graph alone
+  SchedulerStats all;   // init and step
+  std::int64_t wrong = 0;
+  int deviceOffKokkosThread = 0;
+  int hostOnKokkosThread = 0;
+  int hostTasks = 0;
+};
+
+TEST_F(DeviceSchedulerTest, EveryModeGivesTheSameCorrectBits) {
+  const Labels l;
+  const Reference ref(level());
+  const auto run = [&](const std::string& mode, const SchedulerOptions& options) {
+    ThreadLog threads;
+    const auto scheduler = makeScheduler(mode, m_world, options);
+    EXPECT_EQ(scheduler->modeName(), mode);
+    const auto oldDW = initialise(*scheduler, l, threads);
+    scheduler->beginGraph("step");
+    scheduleStep(*scheduler, level(), l, threads);
+    const CompiledGraph graph = scheduler->compile(m_grid, m_ranks);
+    const SchedulerStats before = scheduler->stats();
+    OnDemandDataWarehouse newDW("NewDW", 1, 0.1, 0.1);
+    scheduler->execute(graph, *oldDW, newDW);
+    StepResult result;
+    result.all = scheduler->stats();
+    result.step = scheduler->stats();
+    result.step -= before;
+    for (const Patch* patch : localPatches())
+      for (const VarLabel* label : {l.v, l.w, l.z}) {
+        const ConstCCVariable<double> var = newDW.get<double>(label, *patch);
+        patch->interior().forEachCell([&](const IntVector& c) { result.values.push_back(var(c)); });
+      }
+    result.total = newDW.getReduction<SumVariable<double>>(l.total).get();
+    result.smallest = newDW.getReduction<MinVariable<double>>(l.smallest).get();
+    result.wrong = wrongValues(newDW, l, ref);
+    result.deviceOffKokkosThread = threads.deviceOffKokkosThread;
+    result.hostOnKokkosThread = threads.hostOnKokkosThread;
+    result.hostTasks = threads.hostTasks;
+    return result;
+  };
+
+  SchedulerOptions chosen;
+  chosen.watchdogSeconds = 30.0;  // a hang fails the test instead of timing it out
+  chosen.tiling.scratchpadBytes = 2048;
+  SchedulerOptions explicitTile = chosen;
+  explicitTile.tiling.tile = IntVector{3, 2, 3};
+  explicitTile.tiling.scratchpadBytes = 65536;
+  const StepResult host = run("host", chosen);
+  struct Case {
+    const char* mode;
+    const SchedulerOptions* options;
+  };
+  const std::vector<Case> cases = {
+      {"sync", &chosen}, {"async", &chosen}, {"sync", &explicitTile}, {"async", &explicitTile}};
+
+  // Tiles each device-task stencil takes on a 4 x 5 x 4 patch.
+  const auto tilesOf = [](const IntVector& tile) {
+    const IntVector n{4, 5, 4};
+    return static_cast<std::int64_t>(((n.x + tile.x - 1) / tile.x) * ((n.y + tile.y - 1) / tile.y) *
+                                     ((n.z + tile.z - 1) / tile.z));
+  };
+  const std::int64_t numLocal = static_cast<std::int64_t>(localPatches().size());
+  const std::int64_t chosenTiles = numLocal * (tilesOf(*chooseTile({4, 5, 4}, {1, 1, 2, 8}, 2048)) +
+                                               tilesOf(*chooseTile({4, 5, 4}, {1, 1, 1, 8}, 2048)));
+  const std::int64_t explicitTiles = numLocal * 2 * tilesOf({3, 2, 3});
+  ASSERT_GT(chosenTiles, 2 * numLocal) << "the budget should split patches into several tiles";
+
+  EXPECT_EQ(globalSum(host.wrong), 0);
+  EXPECT_EQ(host.step.tiles, 0);
+  EXPECT_EQ(host.all.deviceBusySeconds, 0.0);
+  // Host mode runs every task on the calling thread.
+  EXPECT_EQ(globalSum(host.deviceOffKokkosThread), 0);
+  EXPECT_EQ(globalSum(host.hostOnKokkosThread), level().numPatches());
+  // Per patch: wide, modify, smooth, reduce, hostTask.
+  EXPECT_EQ(globalSum(host.step.tasksRun), 5 * level().numPatches());
+  EXPECT_EQ(host.step.reductions, 2);
+  if (m_world.size() > 1) {
+    EXPECT_GT(globalSum(host.step.messagesSent), 0);
+  }
+
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.mode) +
+                 (c.options->tiling.tile ? " explicit tile" : " chosen tile"));
+    const StepResult r = run(c.mode, *c.options);
+    EXPECT_EQ(globalSum(r.wrong), 0);
+    EXPECT_EQ(r.values.size(), host.values.size());
+    EXPECT_EQ(globalSum(r.values.size() == host.values.size() &&
+                                std::memcmp(r.values.data(), host.values.data(),
+                                            r.values.size() * sizeof(double)) == 0
+                            ? 0
+                            : 1),
+              0)
+        << "fields differ from host mode";
+    EXPECT_TRUE(sameBits(r.total, host.total));
+    EXPECT_TRUE(sameBits(r.smallest, host.smallest));
+    EXPECT_EQ(r.step.tasksRun, host.step.tasksRun);
+    EXPECT_EQ(r.all.tasksRun, host.all.tasksRun);
+    EXPECT_EQ(r.step.kernels, host.step.kernels);
+    EXPECT_EQ(r.step.reductions, host.step.reductions);
+    EXPECT_EQ(r.step.messagesSent, host.step.messagesSent);
+    EXPECT_EQ(r.step.bytesReceived, host.step.bytesReceived);
+    EXPECT_EQ(r.step.tiles, c.options->tiling.tile ? explicitTiles : chosenTiles);
+    EXPECT_GT(r.step.deviceBusySeconds, 0.0);
+    EXPECT_GT(r.all.deviceBusySeconds, r.step.deviceBusySeconds) << "init ran on the device too";
+    // Device tasks on the Kokkos thread, host tasks on the control thread.
+    EXPECT_EQ(globalSum(r.deviceOffKokkosThread), 0);
+    EXPECT_EQ(globalSum(r.hostOnKokkosThread), 0);
+    EXPECT_EQ(globalSum(r.hostTasks), level().numPatches());
+  }
+}
+
+TEST_F(DeviceSchedulerTest, UnknownModeIsAnInputError) {
+  const std::string message =
+      messageOf<InputError>([&] { makeScheduler("gpu", m_world, SchedulerOptions{}); });
+  EXPECT_TRUE(contains(message, "'gpu'")) << message;
+  EXPECT_TRUE(contains(message, "host, sync or async")) << message;
+}
+
+class DeviceSchedulerModeTest : public DeviceSchedulerTest,
+                                public ::testing::WithParamInterface<const char*> {};
+
+// A device task throws on every patch of every rank, while ghost messages
+// are still in flight. execute() throws it; then the same scheduler runs the
+// good step graph and a graph whose messages have other sizes.
+TEST_P(DeviceSchedulerModeTest, DeviceTaskExceptionPropagatesAndTheSchedulerRunsOn) {
+  const Labels l;
+  const Reference ref(level());
+  SchedulerOptions options;
+  options.watchdogSeconds = 30.0;
+  ThreadLog threads;
+  const auto scheduler = makeScheduler(GetParam(), m_world, options);
+  const auto oldDW = initialise(*scheduler, l, threads);
+
+  scheduler->beginGraph("failing");
+  const VarLabel* x = l.x;
+  const VarLabel* u = l.u;
+  const VarLabel* y = l.y;
+  scheduler->addTask(
+      std::move(Task("boom",
+                     [x](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                         ExecutionContext& exec) {
+                       const CellArray<double> a = dw.allocateAndPut<double>(x, patch).array();
+                       exec.parallelFor(
+                           patch.interior(),
+                           KOKKOS_LAMBDA(int i, int j, int k) { a(i, j, k) = i; });
+                       throw std::runtime_error("boom on patch " + std::to_string(patch.id()));
+                     })
+                    .computesVar(x)),
+      level().eachPatch());
+  scheduler->addTask(std::move(Task("reader",
+                                    [u, y](const Patch& patch, const DataWarehouse& old,
+                                           DataWarehouse& dw, ExecutionContext&) {
+                                      old.get<double>(u, patch, Ghost::AroundCells, 2);
+                                      dw.allocateAndPut<double>(y, patch);
+                                    })
+                                   .requiresVar(Task::OldDW, l.u, Ghost::AroundCells, 2)
+                                   .requiresVar(Task::NewDW, l.x)
+                                   .computesVar(y)),
+                     level().eachPatch());
+  const CompiledGraph failing = scheduler->compile(m_grid, m_ranks);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    OnDemandDataWarehouse newDW("NewDW", 1, 0.1, 0.1);
+    const std::string message =
+        messageOf<std::runtime_error>([&] { scheduler->execute(failing, *oldDW, newDW); });
+    EXPECT_TRUE(contains(message, "boom on patch ")) << "attempt " << attempt << ": " << message;
+  }
+  m_world.barrier();
+
+  // The good step graph, on the same scheduler.
+  scheduler->beginGraph("step");
+  scheduleStep(*scheduler, level(), l, threads);
+  const CompiledGraph step = scheduler->compile(m_grid, m_ranks);
+  {
+    OnDemandDataWarehouse newDW("NewDW", 1, 0.1, 0.1);
+    EXPECT_NO_THROW(scheduler->execute(step, *oldDW, newDW));
+    EXPECT_EQ(globalSum(wrongValues(newDW, l, ref)), 0);
+  }
+
+  // One ghost layer of u: phase-0 messages of another size than before.
+  scheduler->beginGraph("ghost1");
+  std::int64_t wrong = 0;
+  scheduler->addTask(
+      std::move(
+          Task(
+              "check",
+              [&](const Patch& patch, const DataWarehouse& old, DataWarehouse&, ExecutionContext&) {
+                const ConstCCVariable<double> var =
+                    old.get<double>(u, patch, Ghost::AroundCells, 1);
+                const IntVector n = level().resolution();
+                level().ghostedBox(patch, 1).forEachCell([&](const IntVector& c) {
+                  const IntVector wrapped{(c.x + n.x) % n.x, (c.y + n.y) % n.y, (c.z + n.z) % n.z};
+                  wrong += !sameBits(var(c), f(wrapped));
+                });
+              })
+              .requiresVar(Task::OldDW, l.u, Ghost::AroundCells, 1)),
+      level().eachPatch());
+  const CompiledGraph ghost1 = scheduler->compile(m_grid, m_ranks);
+  for (int run = 0; run < 2; ++run) {
+    OnDemandDataWarehouse newDW("NewDW", 1, 0.1, 0.1);
+    EXPECT_NO_THROW(scheduler->execute(ghost1, *oldDW, newDW));
+  }
+  EXPECT_EQ(globalSum(wrong), 0);
+}
+
+// Rank 1 needs ghost cells from rank 0, whose graph has lost its sends: rank
+// 1's watchdog names the task, the rank and the phase it waits for, rank 0
+// finishes, and afterwards everybody runs a correct graph. On one rank, the
+// receive is redirected to rank 0 itself, which never sends it.
+TEST_P(DeviceSchedulerModeTest, WatchdogNamesTheMessageARankWaitsFor) {
+  const int size = m_world.size();
+  const int rank = m_world.rank();
+  const int numPatches = std::max(2, size);
+  LevelSpec spec;
+  spec.resolution = {4 * numPatches, 4, 4};
+  spec.patches = {numPatches, 1, 1};  // a row: patch p touches only p - 1 and p + 1
+  spec.extraCells = {1, 1, 1};
+  Grid grid;
+  grid.addLevel(spec);
+  const Level& row = grid.level(0);
+  std::vector<int> owners(static_cast<std::size_t>(numPatches), 0);
+  if (size > 1)
+    for (int p = 0; p < numPatches; ++p)
+      owners[static_cast<std::size_t>(p)] = p;
+
+  VarLabelRegistry labels;
+  const VarLabel* u = labels.create<CCVariable<double>>("u");
+  const VarLabel* out = labels.create<CCVariable<double>>("out");
+  OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+  for (const Patch& patch : row.patches()) {
+    if (owners[static_cast<std::size_t>(patch.id())] != rank) continue;
+    CCVariable<double> var = oldDW.allocateAndPut<double>(u, patch);
+    patch.extendedBox().forEachCell([&](const IntVector& c) { var(c) = f(c); });
+  }
+
+  SchedulerOptions options;
+  options.watchdogSeconds = 1.0;
+  const auto scheduler = makeScheduler(GetParam(), m_world, options);
+  std::int64_t wrong = 0;
+  scheduler->beginGraph("halo");
+  scheduler->addTask(std::move(Task("needsGhosts",
+                                    [&](const Patch& patch, const DataWarehouse& old,
+                                        DataWarehouse& dw, ExecutionContext&) {
+                                      const ConstCCVariable<double> var =
+                                          old.get<double>(u, patch, Ghost::AroundCells, 1);
+                                      row.ghostedBox(patch, 1).forEachCell([&](const IntVector& c) {
+                                        wrong += !sameBits(var(c), f(c));
+                                      });
+                                      dw.allocateAndPut<double>(out, patch);
+                                    })
+                                   .requiresVar(Task::OldDW, u, Ghost::AroundCells, 1)
+                                   .computesVar(out)),
+                     row.eachPatch());
+
+  // Break the graph.
+  CompiledGraph broken;
+  if (size > 1) {
+    broken = scheduler->compile(grid, owners);
+    if (rank == 0) {
+      ASSERT_FALSE(broken.sends.empty());
+      broken.sends.clear();
+      for (DetailedTask& node : broken.detailedTasks)
+        node.sendsToRelease.clear();
+    }
+  } else {
+    // Compiled as if patch 1 lived on rank 1, then told to expect the
+    // message from rank 0 (itself), which nobody sends.
+    std::vector<int> split(static_cast<std::size_t>(numPatches), 0);
+    split[1] = 1;
+    broken = scheduler->recordedGraph().compile(grid, split, 0);
+    ASSERT_EQ(broken.receives.size(), 1U);
+    broken.receives[0].peer = 0;
+    broken.sends.clear();
+    for (DetailedTask& node : broken.detailedTasks)
+      node.sendsToRelease.clear();
+  }
+  const int waitingRank = size > 1 ? 1 : 0;
+  {
+    OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+    const auto start = std::chrono::steady_clock::now();
+    if (rank == waitingRank) {
+      const std::string message =
+          messageOf<WatchdogError>([&] { scheduler->execute(broken, oldDW, newDW); });
+      const double waited =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      EXPECT_FALSE(message.empty()) << "no WatchdogError";
+      EXPECT_TRUE(contains(message, "needsGhosts on patch " + std::to_string(waitingRank)))
+          << message;
+      EXPECT_TRUE(contains(message, "message from rank 0")) << message;
+      EXPECT_TRUE(contains(message, "phase 0")) << message;
+      EXPECT_TRUE(contains(message, "graph 'halo'")) << message;
+      EXPECT_GE(waited, 1.0);
+      EXPECT_LT(waited, 10.0);
+    } else {
+      EXPECT_NO_THROW(scheduler->execute(broken, oldDW, newDW)) << "rank " << rank;
+    }
+  }
+  m_world.barrier();
+
+  // A correct graph runs everywhere afterwards, twice.
+  std::vector<int> good = owners;
+  const CompiledGraph graph = scheduler->compile(grid, good);
+  for (int run = 0; run < 2; ++run) {
+    OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+    EXPECT_NO_THROW(scheduler->execute(graph, oldDW, newDW)) << "rank " << rank;
+  }
+  EXPECT_EQ(globalSum(wrong), 0);
+  // The patches before the broken run on rank 0 were checked too.
+  EXPECT_EQ(globalSum(scheduler->stats().tasksRun),
+            2 * numPatches + (size > 1 ? numPatches - 1 : 0));
+}
+
+// Rank 1 fails at once while rank 0 still computes the ghost cells it will
+// send there (larger than any eager limit, so the send completes only when
+// received). Rank 0's watchdog names that send instead of waiting for it
+// forever; ranks 2 and up own nothing. Afterwards the graph runs everywhere.
+TEST_P(DeviceSchedulerModeTest, WatchdogNamesASendAFailedPeerNeverReceives) {
+  const int size = m_world.size();
+  const int rank = m_world.rank();
+  LevelSpec spec;
+  spec.resolution = {16, 64, 64};
+  spec.patches = {2, 1, 1};
+  Grid grid;
+  grid.addLevel(spec);
+  const Level& pair = grid.level(0);
+  const std::vector<int> owners = {0, size > 1 ? 1 : 0};
+  constexpr int numGhost = 3;  // 3 * 64 * 64 doubles: 96 KiB
+
+  VarLabelRegistry labels;
+  const VarLabel* x = labels.create<CCVariable<double>>("x");
+  bool fail = size > 1;
+  std::int64_t wrong = 0;
+  SchedulerOptions options;
+  options.watchdogSeconds = 1.0;
+  const auto scheduler = makeScheduler(GetParam(), m_world, options);
+  scheduler->beginGraph("producer");
+  scheduler->addTask(std::move(Task("produce",
+                                    [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                                        ExecutionContext& exec) {
+                                      if (fail && patch.id() == 1)
+                                        throw std::runtime_error("producer failed");
+                                      if (fail) std::this_thread::sleep_for(200ms);
+                                      const CellArray<double> a =
+                                          dw.allocateAndPut<double>(x, patch).array();
+                                      exec.parallelFor(
+                                          patch.extendedBox(), KOKKOS_LAMBDA(int i, int j, int k) {
+                                            a(i, j, k) = i + 100.0 * j + 10000.0 * k + 0.5;
+                                          });
+                                    })
+                                   .computesVar(x)),
+                     pair.eachPatch());
+  scheduler->addTask(
+      std::move(
+          Task("consume",
+               [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw, ExecutionContext&) {
+                 const ConstCCVariable<double> var =
+                     dw.get<double>(x, patch, Ghost::AroundCells, numGhost);
+                 pair.ghostedBox(patch, numGhost).forEachCell([&](const IntVector& c) {
+                   wrong += !sameBits(var(c), f(c));
+                 });
+               })
+              .requiresVar(Task::NewDW, x, Ghost::AroundCells, numGhost)),
+      {&pair.patchById(1)});
+  const CompiledGraph graph = scheduler->compile(grid, owners);
+  {
+    OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+    OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+    if (size > 1 && rank == 0) {
+      ASSERT_EQ(graph.sends.size(), 1U);
+      ASSERT_GT(graph.sends[0].bytes, std::size_t{65536});
+      const std::string message =
+          messageOf<WatchdogError>([&] { scheduler->execute(graph, oldDW, newDW); });
+      EXPECT_TRUE(contains(message, "send to rank 1 (phase 1")) << message;
+      EXPECT_TRUE(contains(message, "not yet received")) << message;
+    } else if (size > 1 && rank == 1) {
+      EXPECT_EQ(messageOf<std::runtime_error>([&] { scheduler->execute(graph, oldDW, newDW); }),
+                "producer failed");
+    } else {
+      EXPECT_NO_THROW(scheduler->execute(graph, oldDW, newDW)) << "rank " << rank;
+    }
+  }
+  m_world.barrier();
+
+  fail = false;
+  for (int run = 0; run < 2; ++run) {
+    OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+    OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+    EXPECT_NO_THROW(scheduler->execute(graph, oldDW, newDW)) << "rank " << rank;
+  }
+  EXPECT_EQ(globalSum(wrong), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, DeviceSchedulerModeTest, ::testing::ValuesIn(kModes),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
+// ---------------------------------------------------------------------------
+// DeviceExecutor: this (the Kokkos) thread serves, a std::thread controls.
+
+// Polls until the work is reported or `limit` passes; poll() may throw.
+bool waitForCompletion(DeviceExecutor& device, std::chrono::seconds limit = 10s) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (device.poll()) return true;
+    std::this_thread::yield();
+  }
+  return false;
+}
+
+// Runs `control` on a new thread while this thread serves the device.
+void withControlThread(DeviceExecutor& device, const std::function<void()>& control,
+                       std::string& failure) {
+  std::thread thread([&] {
+    try {
+      control();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    device.close();
+  });
+  device.serve();
+  thread.join();
+}
+
+TEST(DeviceExecutor, RunsWorkOnTheServingThreadAndReportsEachCompletion) {
+  DeviceExecutor device;
+  const std::thread::id kokkosThread = std::this_thread::get_id();
+  int onServingThread = 0;
+  double sum = 0.0;
+  std::vector<bool> busyAfterSubmit, pollBeforeDone;
+  std::vector<int> completed;
+  std::vector<double> busySeconds;
+  std::string failure;
+  withControlThread(
+      device,
+      [&] {
+        for (int n = 0; n < 4; ++n) {
+          std::atomic<bool> release{false};
+          device.submit([&, n] {
+            onServingThread += std::this_thread::get_id() == kokkosThread;
+            while (!release.load())
+              std::this_thread::yield();
+            // A default-initialised View and a kernel: only this thread may.
+            Kokkos::View<double*> values("values", 100);
+            double partial = 0.0;
+            Kokkos::parallel_reduce(
+                "DeviceExecutorTest", 100,
+                KOKKOS_LAMBDA(int i, double& acc) { acc += values(i) + i * n; }, partial);
+            sum += partial;
+            std::this_thread::sleep_for(5ms);
+          });
+          busyAfterSubmit.push_back(device.busy());
+          // The work cannot finish before it is released.
+          std::this_thread::sleep_for(1ms);
+          pollBeforeDone.push_back(device.poll());
+          release = true;
+          completed.push_back(waitForCompletion(device) ? 1 : 0);
+          EXPECT_FALSE(device.busy());
+          EXPECT_FALSE(device.poll()) << "a completion is reported once";
+          busySeconds.push_back(device.busySeconds());
+        }
+      },
+      failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(onServingThread, 4);
+  EXPECT_EQ(sum, (0 + 1 + 2 + 3) * 4950.0);
+  EXPECT_EQ(busyAfterSubmit, std::vector<bool>(4, true));
+  EXPECT_EQ(pollBeforeDone, std::vector<bool>(4, false));
+  EXPECT_EQ(completed, std::vector<int>(4, 1));
+  ASSERT_EQ(busySeconds.size(), 4U);
+  for (std::size_t n = 0; n < busySeconds.size(); ++n) {
+    EXPECT_GE(busySeconds[n], 0.005 * static_cast<double>(n + 1)) << n;
+    if (n > 0) {
+      EXPECT_GT(busySeconds[n], busySeconds[n - 1]);
+    }
+  }
+  EXPECT_GE(device.busySeconds(), 0.02);
+}
+
+TEST(DeviceExecutor, PollRethrowsTheWorksExceptionAndTheDeviceRunsOn) {
+  DeviceExecutor device;
+  std::string thrown, failure;
+  bool ranAfter = false, busyAfterThrow = true;
+  withControlThread(
+      device,
+      [&] {
+        device.submit([] { throw std::logic_error("kernel failed on the device"); });
+        try {
+          waitForCompletion(device);
+        } catch (const std::logic_error& e) {
+          thrown = e.what();
+        }
+        busyAfterThrow = device.busy();
+        device.submit([&] { ranAfter = true; });
+        EXPECT_TRUE(waitForCompletion(device));
+      },
+      failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(thrown, "kernel failed on the device");
+  EXPECT_FALSE(busyAfterThrow);
+  EXPECT_TRUE(ranAfter);
+}
+
+TEST(DeviceExecutor, SubmitWhileBusyOrAfterCloseThrows) {
+  DeviceExecutor device;
+  std::string whileBusy, failure;
+  withControlThread(
+      device,
+      [&] {
+        std::atomic<bool> release{false};
+        device.submit([&] {
+          while (!release.load())
+            std::this_thread::yield();
+        });
+        whileBusy = messageOf<Error>([&] { device.submit([] {}); });
+        release = true;
+        EXPECT_TRUE(waitForCompletion(device));
+      },
+      failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_TRUE(contains(whileBusy, "already running")) << whileBusy;
+  EXPECT_TRUE(contains(messageOf<Error>([&] { device.submit([] {}); }), "closed"));
+}
+
+TEST(DeviceExecutor, CloseWhileIdleEndsServe) {
+  DeviceExecutor device;
+  std::string failure;
+  withControlThread(
+      device, [] { std::this_thread::sleep_for(2ms); }, failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(device.busySeconds(), 0.0);
+}
+
+// Closing while work is queued still runs it before serve() returns.
+TEST(DeviceExecutor, CloseRunsTheSubmittedWorkFirst) {
+  DeviceExecutor device;
+  bool ran = false;
+  std::string failure;
+  withControlThread(
+      device, [&] { device.submit([&] { ran = true; }); }, failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_TRUE(ran);
+}
+
+TEST(Watchdog, ExpiresOnlyWithoutProgress) {
+  Watchdog never(0.0);
+  Watchdog watchdog(0.05);
+  EXPECT_FALSE(watchdog.expired());
+  std::this_thread::sleep_for(80ms);
+  EXPECT_TRUE(watchdog.expired());
+  EXPECT_FALSE(never.expired());
+  watchdog.progressed();
+  EXPECT_FALSE(watchdog.expired());
+  EXPECT_EQ(watchdog.limitSeconds(), 0.05);
+}
+
+// ---------------------------------------------------------------------------
+// ExecutionContext::stencilFor: tiled only for device tasks with tiling on.
+
+TEST(ExecutionContextStencil, TilingFollowsTheOptionsWithTheSameBits) {
+  const Box box({-2, -1, 0}, {5, 5, 3});  // 7 x 6 x 3
+  const Box inputBox = box.grow(1);
+  std::vector<double> input(static_cast<std::size_t>(inputBox.volume()));
+  inputBox.forEachCell([&](const IntVector& c) {
+    input[static_cast<std::size_t>(inputBox.linearIndex(c))] = f(c) * 0.37;
+  });
+  const StencilInputs<double, 1> in{{CellArray<const double>(input.data(), inputBox)}};
+  const auto body = KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& a,
+                                  const StencilOutputs<double, 1>& o) {
+    o[0](i, j, k) = sevenPoint(a[0], i, j, k);
+  };
+  const auto run = [&](ExecutionContext& exec, std::vector<double>& output) {
+    output.assign(static_cast<std::size_t>(box.volume()), -1.0);
+    exec.stencilFor(box, 1, in, StencilOutputs<double, 1>{{CellArray<double>(output.data(), box)}},
+                    body);
+    exec.fence();
+  };
+
+  std::vector<double> untiled, hostSpace, chosen, explicitTile;
+  ExecutionContext plain("plain");
+  run(plain, untiled);
+  EXPECT_EQ(plain.tilesExecuted(), 0);
+  EXPECT_EQ(plain.kernelsLaunched(), 1);
+  EXPECT_EQ(plain.cellsVisited(), box.volume());
+
+  TilingOptions tiling;
+  tiling.enabled = true;
+  tiling.scratchpadBytes = 1024;
+  ExecutionContext host("host", ExecutionContext::Space::Host, tiling);
+  run(host, hostSpace);
+  EXPECT_EQ(host.tilesExecuted(), 0) << "host tasks never tile";
+
+  ExecutionContext device("chosen", ExecutionContext::Space::Device, tiling);
+  run(device, chosen);
+  const StencilFootprint footprint{1, 1, 1, sizeof(double)};
+  const IntVector tile = *chooseTile(box.size(), footprint, 1024);
+  const IntVector n = box.size();
+  EXPECT_EQ(device.tilesExecuted(), ((n.x + tile.x - 1) / tile.x) * ((n.y + tile.y - 1) / tile.y) *
+                                        ((n.z + tile.z - 1) / tile.z));
+  EXPECT_GT(device.tilesExecuted(), 1);
+
+  tiling.tile = IntVector{2, 4, 2};
+  ExecutionContext fixed("fixed", ExecutionContext::Space::Device, tiling);
+  run(fixed, explicitTile);
+  EXPECT_EQ(fixed.tilesExecuted(), 4 * 2 * 2);
+
+  EXPECT_EQ(hostSpace, untiled);
+  EXPECT_EQ(0, std::memcmp(chosen.data(), untiled.data(), untiled.size() * sizeof(double)));
+  EXPECT_EQ(0, std::memcmp(explicitTile.data(), untiled.data(), untiled.size() * sizeof(double)));
+
+  // An explicit tile larger than the box is clipped to it.
+  tiling.tile = IntVector{50, 1, 50};
+  tiling.scratchpadBytes = 1 << 20;
+  ExecutionContext clipped("clipped", ExecutionContext::Space::Device, tiling);
+  std::vector<double> clippedOut;
+  run(clipped, clippedOut);
+  EXPECT_EQ(clipped.tilesExecuted(), 6);
+  EXPECT_EQ(clippedOut, untiled);
+}
+
+TEST(ExecutionContextStencil, ScratchTooSmallIsAnInputError) {
+  const Box box({0, 0, 0}, {4, 4, 4});
+  std::vector<double> input(static_cast<std::size_t>(box.grow(1).volume()), 1.0);
+  std::vector<double> output(static_cast<std::size_t>(box.volume()), 0.0);
+  const StencilInputs<double, 1> in{{CellArray<const double>(input.data(), box.grow(1))}};
+  const StencilOutputs<double, 1> out{{CellArray<double>(output.data(), box)}};
+  const auto body = KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& a,
+                                  const StencilOutputs<double, 1>& o) {
+    o[0](i, j, k) = a[0](i, j, k);
+  };
+
+  TilingOptions tiling;
+  tiling.enabled = true;
+  tiling.scratchpadBytes = 4096;
+  tiling.tile = IntVector{8, 8, 8};  // (10^3 + 8^3) * 8 bytes
+  ExecutionContext tooBig("Component::tooBig", ExecutionContext::Space::Device, tiling);
+  const std::string message =
+      messageOf<InputError>([&] { tooBig.stencilFor(box, 1, in, out, body); });
+  EXPECT_TRUE(contains(message, "scheduler.tile")) << message;
+  EXPECT_TRUE(contains(message, "Component::tooBig")) << message;
+  EXPECT_TRUE(contains(message, "4096")) << message;
+
+  tiling.tile.reset();
+  tiling.scratchpadBytes = 70;  // one cell needs (27 + 1) * 8 = 224 bytes
+  ExecutionContext noCell("Component::noCell", ExecutionContext::Space::Device, tiling);
+  const std::string none = messageOf<InputError>([&] { noCell.stencilFor(box, 1, in, out, body); });
+  EXPECT_TRUE(contains(none, "cannot hold even one cell")) << none;
+  EXPECT_TRUE(contains(none, "224")) << none;
+  EXPECT_EQ(output, std::vector<double>(output.size(), 0.0)) << "nothing ran";
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,220 @@
+// Stencil loops: the same body run straight over memory (stencilFor), tile by
+// tile out of team scratch (tiledStencilFor) and by a plain host loop gives
+// the same bits in every cell, writes nothing outside the box, and counts its
+// tiles. The box has negative lower indices, like extra and ghost cells.
+#include <gtest/gtest.h>
+
+#include "Core/Parallel/StencilLoops.h"
+#include "Core/Util/Error.h"
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace tessera {
+namespace {
+
+constexpr double kSentinel = -12345.678;
+
+// A value per cell that no neighbour shares and that rounds in every operation.
+double inputValue(int which, int i, int j, int k) {
+  return std::sqrt(2.0 + 0.37 * i + 1.13 * j * j + 2.71 * k + which * 0.91 + (i * j * k) % 7);
+}
+
+// Storage for one variable over `box` (host memory: OpenMP and Serial share it).
+struct Field {
+  Box box;
+  std::vector<double> data;
+  Field(const Box& b, double value) : box(b), data(static_cast<std::size_t>(b.volume()), value) {}
+  CellArray<double> array() { return CellArray<double>(data.data(), box); }
+  CellArray<const double> constArray() const { return CellArray<const double>(data.data(), box); }
+  double at(const IntVector& c) const { return constArray()(c); }
+};
+
+Field makeInput(int which, const Box& box) {
+  Field field(box, 0.0);
+  box.forEachCell([&](const IntVector& c) { field.array()(c) = inputValue(which, c.x, c.y, c.z); });
+  return field;
+}
+
+// A 7-point stencil with one ghost layer.
+struct SevenPoint {
+  double centre;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, const StencilInputs<double, 1>& in,
+                                         const StencilOutputs<double, 1>& out) const {
+    const CellArray<const double>& u = in[0];
+    out[0](i, j, k) = centre * u(i, j, k) + 0.1 * (u(i - 1, j, k) - u(i + 1, j, k)) +
+                      0.2 * (u(i, j - 1, k) + u(i, j + 1, k)) +
+                      0.3 * (u(i, j, k - 1) - 0.5 * u(i, j, k + 1));
+  }
+};
+
+// Two inputs read two layers deep, two outputs.
+struct WideTwoByTwo {
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, const StencilInputs<double, 2>& in,
+                                         const StencilOutputs<double, 2>& out) const {
+    const CellArray<const double>& a = in[0];
+    const CellArray<const double>& b = in[1];
+    double sum = 0.0;
+    for (int d = -2; d <= 2; ++d) {
+      sum += (d + 3) * a(i + d, j, k) - 0.25 * b(i, j + d, k) + 0.125 * a(i, j, k + d);
+    }
+    out[0](i, j, k) = sum + a(i - 2, j - 2, k - 2) * b(i + 2, j + 2, k + 2);
+    out[1](i, j, k) = a(i, j, k) / b(i, j, k) - b(i - 1, j + 2, k - 2);
+  }
+};
+
+const Box kBox({-3, -2, -1}, {4, 4, 4});  // 7 x 6 x 5 cells
+
+int expectedTiles(const Box& box, const IntVector& tile) {
+  const IntVector n = box.size();
+  return ((n.x + tile.x - 1) / tile.x) * ((n.y + tile.y - 1) / tile.y) *
+         ((n.z + tile.z - 1) / tile.z);
+}
+
+const std::vector<IntVector>& tileShapes() {
+  static const std::vector<IntVector> shapes = {
+      {1, 1, 1}, {3, 5, 2}, {4, 4, 4}, {7, 6, 5}, {2, 4, 3},
+      {7, 1, 1}, {1, 6, 1}, {1, 1, 5}, {5, 5, 5}, {10, 9, 8}};  // the last is larger than the box
+  return shapes;
+}
+
+// Every cell of `field` outside `box` still holds the sentinel.
+int touchedOutside(const Field& field, const Box& box) {
+  int touched = 0;
+  field.box.forEachCell([&](const IntVector& c) {
+    if (!box.contains(c) && field.at(c) != kSentinel) ++touched;
+  });
+  return touched;
+}
+
+bool sameBits(const Field& a, const Field& b) {
+  return a.box == b.box && a.data.size() == b.data.size() &&
+         std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(double)) == 0;
+}
+
+template <class ExecSpace>
+class StencilLoopsTest : public ::testing::Test {};
+using Spaces = ::testing::Types<Kokkos::DefaultExecutionSpace, Kokkos::Serial>;
+TYPED_TEST_SUITE(StencilLoopsTest, Spaces);
+
+TYPED_TEST(StencilLoopsTest, SevenPointTiledMatchesUntiledAndAHostLoop) {
+  const TypeParam space;
+  const Field u = makeInput(0, kBox.grow(1));
+  const SevenPoint body{-0.6};
+  const StencilInputs<double, 1> in{{u.constArray()}};
+
+  // A plain host loop, and stencilFor, over outputs with a sentinel ring.
+  Field reference(kBox.grow(2), kSentinel);
+  kBox.forEachCell([&](const IntVector& c) {
+    body(c.x, c.y, c.z, in, StencilOutputs<double, 1>{{reference.array()}});
+  });
+  Field untiled(kBox.grow(2), kSentinel);
+  stencilFor("untiled", space, kBox, in, StencilOutputs<double, 1>{{untiled.array()}}, body);
+  space.fence();
+  EXPECT_TRUE(sameBits(untiled, reference));
+  EXPECT_EQ(touchedOutside(untiled, kBox), 0);
+
+  for (const IntVector& tile : tileShapes()) {
+    SCOPED_TRACE("tile " + std::to_string(tile.x) + "x" + std::to_string(tile.y) + "x" +
+                 std::to_string(tile.z));
+    Field tiled(kBox.grow(2), kSentinel);
+    const int tiles = tiledStencilFor("tiled", space, kBox, 1, tile, in,
+                                      StencilOutputs<double, 1>{{tiled.array()}}, body);
+    space.fence();
+    EXPECT_EQ(tiles, expectedTiles(kBox, tile));
+    EXPECT_TRUE(sameBits(tiled, untiled));
+    EXPECT_EQ(touchedOutside(tiled, kBox), 0);
+  }
+}
+
+TYPED_TEST(StencilLoopsTest, TwoGhostLayersTwoInputsTwoOutputs) {
+  const TypeParam space;
+  // The inputs hold more than the two layers the body reads.
+  const Field a = makeInput(1, kBox.grow(2));
+  const Field b = makeInput(2, kBox.grow(3));
+  const WideTwoByTwo body;
+  const StencilInputs<double, 2> in{{a.constArray(), b.constArray()}};
+
+  Field refX(kBox.grow(1), kSentinel), refY(kBox.grow(2), kSentinel);
+  kBox.forEachCell([&](const IntVector& c) {
+    body(c.x, c.y, c.z, in, StencilOutputs<double, 2>{{refX.array(), refY.array()}});
+  });
+  Field x(kBox.grow(1), kSentinel), y(kBox.grow(2), kSentinel);
+  stencilFor("untiled", space, kBox, in, StencilOutputs<double, 2>{{x.array(), y.array()}}, body);
+  space.fence();
+  EXPECT_TRUE(sameBits(x, refX));
+  EXPECT_TRUE(sameBits(y, refY));
+
+  for (const IntVector& tile : tileShapes()) {
+    SCOPED_TRACE("tile " + std::to_string(tile.x) + "x" + std::to_string(tile.y) + "x" +
+                 std::to_string(tile.z));
+    Field tx(kBox.grow(1), kSentinel), ty(kBox.grow(2), kSentinel);
+    const int tiles = tiledStencilFor("tiled", space, kBox, 2, tile, in,
+                                      StencilOutputs<double, 2>{{tx.array(), ty.array()}}, body);
+    space.fence();
+    EXPECT_EQ(tiles, expectedTiles(kBox, tile));
+    EXPECT_TRUE(sameBits(tx, x));
+    EXPECT_TRUE(sameBits(ty, y));
+    EXPECT_EQ(touchedOutside(tx, kBox), 0);
+    EXPECT_EQ(touchedOutside(ty, kBox), 0);
+  }
+}
+
+TYPED_TEST(StencilLoopsTest, EmptyBoxRunsNoTile) {
+  const TypeParam space;
+  const Field u = makeInput(0, kBox.grow(1));
+  Field out(kBox, kSentinel);
+  const Box empty({0, 0, 0}, {0, 3, 3});
+  EXPECT_EQ(tiledStencilFor("empty", space, empty, 1, IntVector{2, 2, 2},
+                            StencilInputs<double, 1>{{u.constArray()}},
+                            StencilOutputs<double, 1>{{out.array()}}, SevenPoint{1.0}),
+            0);
+  EXPECT_EQ(touchedOutside(out, Box()), 0);
+}
+
+TYPED_TEST(StencilLoopsTest, InputWithoutEnoughGhostRoomThrows) {
+  const TypeParam space;
+  Field out(kBox, kSentinel);
+  // One layer short on every side, then short on a single side only.
+  const Field tooSmall = makeInput(0, kBox.grow(1));
+  const Field oneSideShort =
+      makeInput(0, Box(kBox.lo() - IntVector{2, 2, 2}, kBox.hi() + IntVector{2, 1, 2}));
+  for (const Field* input : {&tooSmall, &oneSideShort}) {
+    EXPECT_THROW(tiledStencilFor("short", space, kBox, 2, IntVector{3, 3, 3},
+                                 StencilInputs<double, 1>{{input->constArray()}},
+                                 StencilOutputs<double, 1>{{out.array()}}, SevenPoint{1.0}),
+                 Error);
+  }
+  // The second input is the short one.
+  const Field a = makeInput(1, kBox.grow(2));
+  try {
+    tiledStencilFor("second input short", space, kBox, 2, IntVector{3, 3, 3},
+                    StencilInputs<double, 2>{{a.constArray(), tooSmall.constArray()}},
+                    StencilOutputs<double, 2>{{out.array(), out.array()}}, WideTwoByTwo{});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("second input short"), std::string::npos) << message;
+    EXPECT_NE(message.find("input 1"), std::string::npos) << message;
+  }
+  EXPECT_EQ(touchedOutside(out, Box()), 0) << "nothing ran";
+}
+
+TYPED_TEST(StencilLoopsTest, NonPositiveTileThrows) {
+  const TypeParam space;
+  const Field u = makeInput(0, kBox.grow(1));
+  Field out(kBox, kSentinel);
+  for (const IntVector tile : {IntVector{0, 2, 2}, IntVector{2, -1, 2}, IntVector{2, 2, 0}}) {
+    EXPECT_THROW(tiledStencilFor("bad tile", space, kBox, 1, tile,
+                                 StencilInputs<double, 1>{{u.constArray()}},
+                                 StencilOutputs<double, 1>{{out.array()}}, SevenPoint{1.0}),
+                 Error);
+  }
+}
+
+}  // namespace
+}  // namespace tessera
