@@ -39,6 +39,44 @@ def main():
                               capture_output=True, text=True)
         check(f"{other.name} equals {runs[0].name} bitwise", done.returncode == 0, done.stdout + done.stderr)
 
+    # The comparer tells different runs (exit 1) from incomparable ones (exit 2).
+    compare = str(tools / "tessera-compare")
+    fixed_steps = ["output.timestep_interval=4", "time.max_timesteps=8", "time.max_time=1.0"]
+    plain, viscous = work / "plain.tsa", work / "viscous.tsa"
+    sus.run(deck, ranks=1, sets=[f"output.dir={plain}", *fixed_steps])
+    sus.run(deck, ranks=2, sets=[f"output.dir={viscous}", *fixed_steps, "burgers.viscosity=0.0101"])
+    done = subprocess.run([compare, str(plain), str(viscous)], capture_output=True, text=True)
+    check("another viscosity compares as different (exit 1) and names the first cell",
+          done.returncode == 1 and "different: 'u' at timestep" in done.stdout and "cell [" in done.stdout,
+          done.stdout + done.stderr)
+    loose = subprocess.run([compare, "--abs", "10", str(plain), str(viscous)], capture_output=True, text=True)
+    check("a wide enough tolerance makes them equal (exit 0)", loose.returncode == 0, loose.stdout + loose.stderr)
+    coarse = work / "coarse.tsa"
+    sus.run(deck, ranks=1, sets=[f"output.dir={coarse}", "output.timestep_interval=4", "grid.level.resolution=[16,16,16]"])
+    done = subprocess.run([compare, str(runs[0]), str(coarse)], capture_output=True, text=True)
+    check("another grid is not comparable (exit 2)", done.returncode == 2 and "not comparable" in done.stdout,
+          done.stdout + done.stderr)
+
+    # The inspector lists, summarises and extracts.
+    inspect = str(tools / "tessera-inspect")
+    listing = subprocess.run([inspect, str(runs[0])], capture_output=True, text=True)
+    check("tessera-inspect lists the outputs and variables",
+          listing.returncode == 0 and "timestep      4" in listing.stdout and "variables: u" in listing.stdout,
+          listing.stdout + listing.stderr)
+    stats = subprocess.run([inspect, str(runs[0]), "--stats", "--timestep", "4"], capture_output=True, text=True)
+    rows = [line.split() for line in stats.stdout.splitlines()[1:] if line.strip()]
+    check("tessera-inspect --stats gives min <= mean <= max for u",
+          stats.returncode == 0 and len(rows) == 1 and float(rows[0][3]) <= float(rows[0][5]) <= float(rows[0][4]),
+          stats.stdout + stats.stderr)
+    line = subprocess.run([inspect, str(runs[0]), "--line", "u", "--timestep", "4", "--axis", "y", "--at", "3,5"],
+                          capture_output=True, text=True)
+    values = [l for l in line.stdout.splitlines() if not l.startswith("#")]
+    check("tessera-inspect --line prints every cell of the line (32 + 2 extra)",
+          line.returncode == 0 and len(values) == 34, line.stdout + line.stderr)
+    missing = subprocess.run([inspect, str(work / "nothing.tsa")], capture_output=True, text=True)
+    check("tessera-inspect on a missing run names it (exit 1)",
+          missing.returncode == 1 and "nothing.tsa" in missing.stderr, missing.stderr)
+
     run_dir = runs[0].resolve()
     xmf_files = sorted(run_dir.glob("*.xmf"))
     check("an XDMF file per output plus run.xmf", len(xmf_files) >= 3 and (run_dir / "run.xmf").exists())

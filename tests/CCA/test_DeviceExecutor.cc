@@ -1,0 +1,309 @@
+// Unit tests of the pieces under the device schedulers: DeviceExecutor (the
+// calling thread serves, a std::thread controls), Watchdog and
+// ExecutionContext::stencilFor.
+#include <gtest/gtest.h>
+
+#include "CCA/Components/Schedulers/DeviceExecutor.h"
+#include "CCA/Components/Schedulers/Watchdog.h"
+#include "CCA/Ports/ExecutionContext.h"
+
+#include <Kokkos_Core.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tessera {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The message of the exception f throws, or "" when it throws none.
+template <class E>
+std::string messageOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& text, const std::string& word) {
+  return text.find(word) != std::string::npos;
+}
+
+// A value no two cells share.
+double f(const IntVector& c) {
+  return c.x + 100.0 * c.y + 10000.0 * c.z + 0.5;
+}
+
+// A 7-point stencil.
+template <class A>
+KOKKOS_INLINE_FUNCTION double sevenPoint(const A& a, int i, int j, int k) {
+  return -0.75 * a(i, j, k) + 0.3 * (a(i - 1, j, k) + a(i + 1, j, k)) +
+         0.2 * (a(i, j - 1, k) - a(i, j + 1, k)) + 0.1 * (a(i, j, k - 1) + a(i, j, k + 1));
+}
+
+// ---------------------------------------------------------------------------
+// DeviceExecutor: this (the Kokkos) thread serves, a std::thread controls.
+
+// Polls until the work is reported or `limit` passes; poll() may throw.
+bool waitForCompletion(DeviceExecutor& device, std::chrono::seconds limit = 10s) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (device.poll()) return true;
+    std::this_thread::yield();
+  }
+  return false;
+}
+
+// Runs `control` on a new thread while this thread serves the device.
+void withControlThread(DeviceExecutor& device, const std::function<void()>& control,
+                       std::string& failure) {
+  std::thread thread([&] {
+    try {
+      control();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    device.close();
+  });
+  device.serve();
+  thread.join();
+}
+
+TEST(DeviceExecutor, RunsWorkOnTheServingThreadAndReportsEachCompletion) {
+  DeviceExecutor device;
+  const std::thread::id kokkosThread = std::this_thread::get_id();
+  int onServingThread = 0;
+  double sum = 0.0;
+  std::vector<bool> busyAfterSubmit, pollBeforeDone;
+  std::vector<int> completed;
+  std::vector<double> busySeconds;
+  std::string failure;
+  withControlThread(
+      device,
+      [&] {
+        for (int n = 0; n < 4; ++n) {
+          std::atomic<bool> release{false};
+          device.submit([&, n] {
+            onServingThread += std::this_thread::get_id() == kokkosThread;
+            while (!release.load())
+              std::this_thread::yield();
+            // A default-initialised View and a kernel: only this thread may.
+            Kokkos::View<double*> values("values", 100);
+            double partial = 0.0;
+            Kokkos::parallel_reduce(
+                "DeviceExecutorTest", 100,
+                KOKKOS_LAMBDA(int i, double& acc) { acc += values(i) + i * n; }, partial);
+            sum += partial;
+            std::this_thread::sleep_for(5ms);
+          });
+          busyAfterSubmit.push_back(device.busy());
+          // The work cannot finish before it is released.
+          std::this_thread::sleep_for(1ms);
+          pollBeforeDone.push_back(device.poll());
+          release = true;
+          completed.push_back(waitForCompletion(device) ? 1 : 0);
+          EXPECT_FALSE(device.busy());
+          EXPECT_FALSE(device.poll()) << "a completion is reported once";
+          busySeconds.push_back(device.busySeconds());
+        }
+      },
+      failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(onServingThread, 4);
+  EXPECT_EQ(sum, (0 + 1 + 2 + 3) * 4950.0);
+  EXPECT_EQ(busyAfterSubmit, std::vector<bool>(4, true));
+  EXPECT_EQ(pollBeforeDone, std::vector<bool>(4, false));
+  EXPECT_EQ(completed, std::vector<int>(4, 1));
+  ASSERT_EQ(busySeconds.size(), 4U);
+  for (std::size_t n = 0; n < busySeconds.size(); ++n) {
+    EXPECT_GE(busySeconds[n], 0.005 * static_cast<double>(n + 1)) << n;
+    if (n > 0) {
+      EXPECT_GT(busySeconds[n], busySeconds[n - 1]);
+    }
+  }
+  EXPECT_GE(device.busySeconds(), 0.02);
+}
+
+TEST(DeviceExecutor, PollRethrowsTheWorksExceptionAndTheDeviceRunsOn) {
+  DeviceExecutor device;
+  std::string thrown, failure;
+  bool ranAfter = false, busyAfterThrow = true;
+  withControlThread(
+      device,
+      [&] {
+        device.submit([] { throw std::logic_error("kernel failed on the device"); });
+        try {
+          waitForCompletion(device);
+        } catch (const std::logic_error& e) {
+          thrown = e.what();
+        }
+        busyAfterThrow = device.busy();
+        device.submit([&] { ranAfter = true; });
+        EXPECT_TRUE(waitForCompletion(device));
+      },
+      failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(thrown, "kernel failed on the device");
+  EXPECT_FALSE(busyAfterThrow);
+  EXPECT_TRUE(ranAfter);
+}
+
+TEST(DeviceExecutor, SubmitWhileBusyOrAfterCloseThrows) {
+  DeviceExecutor device;
+  std::string whileBusy, failure;
+  withControlThread(
+      device,
+      [&] {
+        std::atomic<bool> release{false};
+        device.submit([&] {
+          while (!release.load())
+            std::this_thread::yield();
+        });
+        whileBusy = messageOf<Error>([&] { device.submit([] {}); });
+        release = true;
+        EXPECT_TRUE(waitForCompletion(device));
+      },
+      failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_TRUE(contains(whileBusy, "already running")) << whileBusy;
+  EXPECT_TRUE(contains(messageOf<Error>([&] { device.submit([] {}); }), "closed"));
+}
+
+TEST(DeviceExecutor, CloseWhileIdleEndsServe) {
+  DeviceExecutor device;
+  std::string failure;
+  withControlThread(
+      device, [] { std::this_thread::sleep_for(2ms); }, failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(device.busySeconds(), 0.0);
+}
+
+// Closing while work is queued still runs it before serve() returns.
+TEST(DeviceExecutor, CloseRunsTheSubmittedWorkFirst) {
+  DeviceExecutor device;
+  bool ran = false;
+  std::string failure;
+  withControlThread(
+      device, [&] { device.submit([&] { ran = true; }); }, failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_TRUE(ran);
+}
+
+TEST(Watchdog, ExpiresOnlyWithoutProgress) {
+  Watchdog never(0.0);
+  Watchdog watchdog(0.05);
+  EXPECT_FALSE(watchdog.expired());
+  std::this_thread::sleep_for(80ms);
+  EXPECT_TRUE(watchdog.expired());
+  EXPECT_FALSE(never.expired());
+  watchdog.progressed();
+  EXPECT_FALSE(watchdog.expired());
+  EXPECT_EQ(watchdog.limitSeconds(), 0.05);
+}
+
+// ---------------------------------------------------------------------------
+// ExecutionContext::stencilFor: tiled only for device tasks with tiling on.
+
+TEST(ExecutionContextStencil, TilingFollowsTheOptionsWithTheSameBits) {
+  const Box box({-2, -1, 0}, {5, 5, 3});  // 7 x 6 x 3
+  const Box inputBox = box.grow(1);
+  std::vector<double> input(static_cast<std::size_t>(inputBox.volume()));
+  inputBox.forEachCell([&](const IntVector& c) {
+    input[static_cast<std::size_t>(inputBox.linearIndex(c))] = f(c) * 0.37;
+  });
+  const StencilInputs<double, 1> in{{CellArray<const double>(input.data(), inputBox)}};
+  const auto body = KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& a,
+                                  const StencilOutputs<double, 1>& o) {
+    o[0](i, j, k) = sevenPoint(a[0], i, j, k);
+  };
+  const auto run = [&](ExecutionContext& exec, std::vector<double>& output) {
+    output.assign(static_cast<std::size_t>(box.volume()), -1.0);
+    exec.stencilFor(box, 1, in, StencilOutputs<double, 1>{{CellArray<double>(output.data(), box)}},
+                    body);
+    exec.fence();
+  };
+
+  std::vector<double> untiled, hostSpace, chosen, explicitTile;
+  ExecutionContext plain("plain");
+  run(plain, untiled);
+  EXPECT_EQ(plain.tilesExecuted(), 0);
+  EXPECT_EQ(plain.kernelsLaunched(), 1);
+  EXPECT_EQ(plain.cellsVisited(), box.volume());
+
+  TilingOptions tiling;
+  tiling.enabled = true;
+  tiling.scratchpadBytes = 1024;
+  ExecutionContext host("host", ExecutionContext::Space::Host, tiling);
+  run(host, hostSpace);
+  EXPECT_EQ(host.tilesExecuted(), 0) << "host tasks never tile";
+
+  ExecutionContext device("chosen", ExecutionContext::Space::Device, tiling);
+  run(device, chosen);
+  const StencilFootprint footprint{1, 1, 1, sizeof(double)};
+  const IntVector tile = *chooseTile(box.size(), footprint, 1024);
+  const IntVector n = box.size();
+  EXPECT_EQ(device.tilesExecuted(), ((n.x + tile.x - 1) / tile.x) * ((n.y + tile.y - 1) / tile.y) *
+                                        ((n.z + tile.z - 1) / tile.z));
+  EXPECT_GT(device.tilesExecuted(), 1);
+
+  tiling.tile = IntVector{2, 4, 2};
+  ExecutionContext fixed("fixed", ExecutionContext::Space::Device, tiling);
+  run(fixed, explicitTile);
+  EXPECT_EQ(fixed.tilesExecuted(), 4 * 2 * 2);
+
+  EXPECT_EQ(hostSpace, untiled);
+  EXPECT_EQ(0, std::memcmp(chosen.data(), untiled.data(), untiled.size() * sizeof(double)));
+  EXPECT_EQ(0, std::memcmp(explicitTile.data(), untiled.data(), untiled.size() * sizeof(double)));
+
+  // An explicit tile larger than the box is clipped to it.
+  tiling.tile = IntVector{50, 1, 50};
+  tiling.scratchpadBytes = 1 << 20;
+  ExecutionContext clipped("clipped", ExecutionContext::Space::Device, tiling);
+  std::vector<double> clippedOut;
+  run(clipped, clippedOut);
+  EXPECT_EQ(clipped.tilesExecuted(), 6);
+  EXPECT_EQ(clippedOut, untiled);
+}
+
+TEST(ExecutionContextStencil, ScratchTooSmallIsAnInputError) {
+  const Box box({0, 0, 0}, {4, 4, 4});
+  std::vector<double> input(static_cast<std::size_t>(box.grow(1).volume()), 1.0);
+  std::vector<double> output(static_cast<std::size_t>(box.volume()), 0.0);
+  const StencilInputs<double, 1> in{{CellArray<const double>(input.data(), box.grow(1))}};
+  const StencilOutputs<double, 1> out{{CellArray<double>(output.data(), box)}};
+  const auto body = KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& a,
+                                  const StencilOutputs<double, 1>& o) {
+    o[0](i, j, k) = a[0](i, j, k);
+  };
+
+  TilingOptions tiling;
+  tiling.enabled = true;
+  tiling.scratchpadBytes = 4096;
+  tiling.tile = IntVector{8, 8, 8};  // (10^3 + 8^3) * 8 bytes
+  ExecutionContext tooBig("Component::tooBig", ExecutionContext::Space::Device, tiling);
+  const std::string message =
+      messageOf<InputError>([&] { tooBig.stencilFor(box, 1, in, out, body); });
+  EXPECT_TRUE(contains(message, "scheduler.tile")) << message;
+  EXPECT_TRUE(contains(message, "Component::tooBig")) << message;
+  EXPECT_TRUE(contains(message, "4096")) << message;
+
+  tiling.tile.reset();
+  tiling.scratchpadBytes = 70;  // one cell needs (27 + 1) * 8 = 224 bytes
+  ExecutionContext noCell("Component::noCell", ExecutionContext::Space::Device, tiling);
+  const std::string none = messageOf<InputError>([&] { noCell.stencilFor(box, 1, in, out, body); });
+  EXPECT_TRUE(contains(none, "cannot hold even one cell")) << none;
+  EXPECT_TRUE(contains(none, "224")) << none;
+  EXPECT_EQ(output, std::vector<double>(output.size(), 0.0)) << "nothing ran";
+}
+
+}  // namespace
+}  // namespace tessera
