@@ -9,8 +9,9 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
   const double perStep = result.timesteps > 0 ? result.wallSeconds / result.timesteps : 0.0;
   const double rate = result.wallSeconds > 0.0 ? result.cellUpdates / result.wallSeconds : 0.0;
   const auto& s = result.stats;
-  out << "summary: " << result.timesteps << " timesteps to time " << std::setprecision(9)
-      << result.time << " on " << numRanks << " rank(s)\n"
+  out << "summary: " << result.timesteps << " timesteps";
+  if (result.firstTimestep > 0) out << " (from restart at timestep " << result.firstTimestep << ")";
+  out << " to time " << std::setprecision(9) << result.time << " on " << numRanks << " rank(s)\n"
       << std::setprecision(4) << "  wall time " << result.wallSeconds << " s, " << perStep * 1e3
       << " ms per timestep, " << std::scientific << std::setprecision(3) << rate
       << " cell updates per second\n"
@@ -24,8 +25,8 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
   if (!result.outputDirectory.empty()) {
     out << "  output in " << result.outputDirectory;
     if (result.checkpointBytes > 0) {
-      out << "; checkpoints " << result.checkpointBytes << " bytes in " << result.checkpointSeconds << " s ("
-          << result.checkpointBytes / result.checkpointSeconds / 1e9 << " GB/s)";
+      out << "; checkpoints " << result.checkpointBytes << " bytes in " << result.checkpointSeconds
+          << " s (" << result.checkpointBytes / result.checkpointSeconds / 1e9 << " GB/s)";
     }
     out << "\n";
   }

@@ -6,14 +6,14 @@
 #include "Core/Util/Logger.h"
 #include "Core/Util/Version.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <thread>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -24,8 +24,10 @@ namespace {
 ArchiveSchedule readSchedule(const ProblemSpec& section) {
   ArchiveSchedule schedule;
   if (section.has("interval")) schedule.interval = section.get<double>("interval");
-  if (section.has("timestep_interval")) schedule.timestepInterval = section.get<int>("timestep_interval");
-  if (section.has("walltime_interval")) schedule.walltimeInterval = section.get<double>("walltime_interval");
+  if (section.has("timestep_interval"))
+    schedule.timestepInterval = section.get<int>("timestep_interval");
+  if (section.has("walltime_interval"))
+    schedule.walltimeInterval = section.get<double>("walltime_interval");
   return schedule;
 }
 
@@ -52,53 +54,54 @@ void fsyncFile(const std::string& path) {
 
 }  // namespace
 
-DataArchiver::DataArchiver(const ProblemSpec& deck, const std::string& deckPath, const Communicator& comm,
-                           Logger& log)
-    : m_comm(comm), m_log(log), m_deck(deck), m_deckPath(deckPath) {
+std::string DataArchiver::defaultBase(const std::string& deckPath,
+                                      const std::string& restartDirectory) {
+  if (restartDirectory.empty()) return fs::path(deckPath).stem().string() + ".tsa";
+  std::string base = fs::path(restartDirectory).lexically_normal().string();
+  while (base.size() > 1 && base.back() == '/')
+    base.pop_back();
+  const auto dot = base.find_last_of('.');
+  const bool versioned = dot != std::string::npos && base.size() - dot == 4 &&
+                         std::all_of(base.begin() + static_cast<std::ptrdiff_t>(dot) + 1,
+                                     base.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return versioned ? base.substr(0, dot) : base;
+}
+
+DataArchiver::DataArchiver(const ProblemSpec& deck, const std::string& defaultBase,
+                           const Communicator& comm, Logger& log)
+    : m_comm(comm), m_log(log), m_deck(deck), m_base(defaultBase) {
   if (const auto output = deck.findSection("output")) {
     m_outputs = readSchedule(*output);
     if (output->has("interval") && output->has("timestep_interval")) {
-      throw output->errorAtKey("timestep_interval", "give either interval or timestep_interval, not both");
+      throw output->errorAtKey("timestep_interval",
+                               "give either interval or timestep_interval, not both");
     }
     m_outputInitial = output->get<bool>("output_initial", true);
     m_outputLast = output->get<bool>("output_last", true);
     m_saveNames = output->get<std::vector<std::string>>("save", {});
-    m_base = output->get<std::string>("dir", "");
+    m_base = output->get<std::string>("dir", m_base);
   }
   if (const auto checkpoint = deck.findSection("checkpoint")) {
     m_checkpoints = readSchedule(*checkpoint);
     m_cycle = checkpoint->get<int>("cycle", m_cycle);
-    if (!m_checkpoints->interval && !m_checkpoints->timestepInterval && !m_checkpoints->walltimeInterval) {
+    if (!m_checkpoints->interval && !m_checkpoints->timestepInterval &&
+        !m_checkpoints->walltimeInterval) {
       throw checkpoint->errorHere("give interval, timestep_interval or walltime_interval");
     }
   }
-  if (m_base.empty()) m_base = fs::path(deckPath).stem().string() + ".tsa";
 }
 
-void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks, const VarLabelRegistry& labels,
-                         const std::vector<const VarLabel*>& stateLabels, const std::string& component,
-                         const std::string& restartedFrom) {
+void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
+                         const VarLabelRegistry& labels,
+                         const std::vector<const VarLabel*>& stateLabels,
+                         const std::string& component, const std::string& restartedFrom) {
   m_level = &grid.level(0);
   m_patchRanks = patchRanks;
   m_state = stateLabels;
   for (const VarLabel* label : labels.all()) {
     if (label->kind() == VarKind::Reduction) m_reductions.push_back(label);
   }
-  if (m_saveNames.empty()) {
-    m_saved = stateLabels;
-  } else {
-    for (const std::string& name : m_saveNames) {
-      const VarLabel* label = labels.find(name);
-      if (label == nullptr || label->kind() != VarKind::CellCentered) {
-        std::string known;
-        for (const VarLabel* l : labels.all())
-          if (l->kind() == VarKind::CellCentered) known += (known.empty() ? "" : ", ") + l->name();
-        throw m_deck.section("output").errorAtValue("save", "unknown variable '" + name +
-                                                                "' (cell variables: " + known + ")");
-      }
-      m_saved.push_back(label);
-    }
-  }
+  m_saved = savedLabels(labels, stateLabels);
   if (!enabled()) return;
   // Rank 0 creates the directory; the others learn its name or the failure.
   std::string created;
@@ -107,7 +110,8 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks, c
     try {
       created = createVersionedRunDirectory(m_base);
       fs::create_directories(fs::path(created) / "checkpoints");
-      writeFileAtomically(created + "/input.yaml", "# The deck as run, overrides applied.\n" + m_deck.toYaml() + "\n");
+      writeFileAtomically(created + "/input.yaml",
+                          "# The deck as run, overrides applied.\n" + m_deck.toYaml() + "\n");
       m_index.component = component;
       m_index.tesseraVersion = kVersion;
       m_index.restartedFrom = restartedFrom;
@@ -119,7 +123,8 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks, c
   std::vector<char> text(4096, '\0');
   const std::string& message = failure.empty() ? created : "!" + failure;
   std::copy_n(message.begin(), std::min(message.size(), text.size() - 1), text.begin());
-  TESSERA_MPI_CHECK(MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, m_comm.get()));
+  TESSERA_MPI_CHECK(
+      MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, m_comm.get()));
   const std::string shared(text.data());
   if (!shared.empty() && shared[0] == '!') throw Error("output: " + shared.substr(1));
   m_directory = shared;
@@ -130,7 +135,26 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks, c
   m_sinceCheckpoint.reset();
 }
 
-bool DataArchiver::due(const ArchiveSchedule& schedule, int timestep, double time, double previousTime) const {
+std::vector<const VarLabel*> DataArchiver::savedLabels(
+    const VarLabelRegistry& labels, const std::vector<const VarLabel*>& stateLabels) const {
+  if (m_saveNames.empty()) return stateLabels;
+  std::vector<const VarLabel*> saved;
+  for (const std::string& name : m_saveNames) {
+    const VarLabel* label = labels.find(name);
+    if (label == nullptr || label->kind() != VarKind::CellCentered) {
+      std::string known;
+      for (const VarLabel* l : labels.all())
+        if (l->kind() == VarKind::CellCentered) known += (known.empty() ? "" : ", ") + l->name();
+      throw m_deck.section("output").errorAtValue(
+          "save", "unknown variable '" + name + "' (cell variables: " + known + ")");
+    }
+    saved.push_back(label);
+  }
+  return saved;
+}
+
+bool DataArchiver::due(const ArchiveSchedule& schedule, int timestep, double time,
+                       double previousTime) const {
   if (schedule.timestepInterval && timestep % *schedule.timestepInterval == 0) return true;
   if (schedule.interval) {
     // A multiple of the interval was reached or crossed by this step.
@@ -151,7 +175,8 @@ void DataArchiver::afterTimestep(int timestep, double time, double delt, double 
   const ArchiveStep step{timestep, time, delt, m_index.component};
   if (m_outputs) {
     const bool initial = timestep == 0 && m_outputInitial;
-    if (initial || (last && m_outputLast) || (timestep > 0 && due(*m_outputs, timestep, time, previousTime))) {
+    if (initial || (last && m_outputLast) ||
+        (timestep > 0 && due(*m_outputs, timestep, time, previousTime))) {
       writeOutput(step, dw);
     }
   }
@@ -172,7 +197,8 @@ std::int64_t DataArchiver::writeFile(const std::string& relativePath, const Arch
     writeArchiveFile(temporary, m_comm, step, *m_level, m_patchRanks, labels, reductions, dw);
   } catch (const std::exception& e) {
     if (m_comm.isRoot()) fs::remove(temporary);
-    throw Error("writing '" + path + "' failed (" + e.what() + "); the earlier files are untouched");
+    throw Error("writing '" + path + "' failed (" + e.what() +
+                "); the earlier files are untouched");
   }
   std::int64_t bytes = 0;
   if (m_comm.isRoot()) {
@@ -213,17 +239,19 @@ void DataArchiver::writeCheckpoint(const ArchiveStep& step, const OnDemandDataWa
   }
   if (m_comm.isRoot()) {
     m_index.save(m_directory);
-    for (const ArchiveEntry& old : expired) fs::remove(m_directory + "/" + old.file);
+    for (const ArchiveEntry& old : expired)
+      fs::remove(m_directory + "/" + old.file);
   }
   m_comm.barrier();
   m_sinceCheckpoint.reset();
-  m_log.info("checkpoint: timestep ", step.timestep, " -> ", m_directory, "/", file, " (", bytes, " bytes in ",
-             timer.seconds(), " s)");
+  m_log.info("checkpoint: timestep ", step.timestep, " -> ", m_directory, "/", file, " (", bytes,
+             " bytes in ", timer.seconds(), " s)");
 }
 
 void DataArchiver::writeXdmf() {
   std::vector<XdmfVariable> variables;
-  for (const VarLabel* label : m_saved) variables.push_back({label->name(), label->valueType()});
+  for (const VarLabel* label : m_saved)
+    variables.push_back({label->name(), label->valueType()});
   std::string all;
   for (const ArchiveEntry& output : m_index.outputs) {
     const std::string grid = xdmfGrid(*m_level, output, variables);
@@ -234,8 +262,9 @@ void DataArchiver::writeXdmf() {
   writeFileAtomically(m_directory + "/run.xmf", xdmfDocument(all, true));
 }
 
-DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory, std::optional<int> timestep,
-                                             const Level& level, const std::vector<int>& patchRanks,
+DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory,
+                                             std::optional<int> timestep, const Level& level,
+                                             const std::vector<int>& patchRanks,
                                              const std::vector<const VarLabel*>& cellLabels,
                                              const std::vector<const VarLabel*>& reductions,
                                              const std::map<const VarLabel*, int>& ghostLayers,
@@ -249,19 +278,24 @@ DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory, st
                      candidates.end());
     if (candidates.empty()) {
       std::string available;
-      for (const ArchiveEntry& e : index.checkpoints) available += (available.empty() ? "" : ", ") + std::to_string(e.timestep);
-      throw InputError("'" + runDirectory + "' has no checkpoint at timestep " + std::to_string(*timestep) +
+      for (const ArchiveEntry& e : index.checkpoints)
+        available += (available.empty() ? "" : ", ") + std::to_string(e.timestep);
+      throw InputError("'" + runDirectory + "' has no checkpoint at timestep " +
+                       std::to_string(*timestep) +
                        " (available: " + (available.empty() ? "none" : available) + ")");
     }
   }
-  if (candidates.empty()) throw InputError("'" + runDirectory + "' holds no checkpoint to restart from");
+  if (candidates.empty())
+    throw InputError("'" + runDirectory + "' holds no checkpoint to restart from");
   std::string reasons;
   for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
     const std::string path = directory + "/" + it->file;
     try {
-      auto attempt = std::make_unique<OnDemandDataWarehouse>("NewDW", it->timestep, it->time, it->delt);
+      auto attempt =
+          std::make_unique<OnDemandDataWarehouse>("NewDW", it->timestep, it->time, it->delt);
       attempt->setGhostLayers(ghostLayers);
-      const ArchiveStep step = readArchiveFile(path, comm, level, patchRanks, cellLabels, reductions, *attempt);
+      const ArchiveStep step =
+          readArchiveFile(path, comm, level, patchRanks, cellLabels, reductions, *attempt);
       log.info("restart: from ", path, " (timestep ", step.timestep, ", time ", step.time, ")");
       return Restored{step, path, std::move(attempt)};
     } catch (const InputError& e) {

@@ -32,20 +32,31 @@ class Communicator;
 class Logger;
 
 struct ArchiveSchedule {
-  std::optional<double> interval;        // simulation time between files
-  std::optional<int> timestepInterval;   // timesteps between files
+  std::optional<double> interval;          // simulation time between files
+  std::optional<int> timestepInterval;     // timesteps between files
   std::optional<double> walltimeInterval;  // wall seconds between checkpoints
 };
 
 class DataArchiver {
  public:
-  DataArchiver(const ProblemSpec& deck, const std::string& deckPath, const Communicator& comm, Logger& log);
+  // `defaultBase` names the run directory when the deck gives no output.dir.
+  DataArchiver(const ProblemSpec& deck, const std::string& defaultBase, const Communicator& comm,
+               Logger& log);
+
+  // The default run directory name: next to a run being restarted
+  // (RUN.tsa.003 -> RUN.tsa), else after the deck (burgers.yaml -> burgers.tsa).
+  static std::string defaultBase(const std::string& deckPath, const std::string& restartDirectory);
 
   // True when the deck asks for outputs or checkpoints.
   bool enabled() const { return m_outputs || m_checkpoints; }
 
   // Resolves `output.save` (unknown labels are a deck error naming the known
   // ones), creates the run directory and writes input.yaml and the index.
+  // The cell variables to save: `output.save`, or all of `stateLabels`.
+  // Unknown names are a deck error naming the known cell variables.
+  std::vector<const VarLabel*> savedLabels(const VarLabelRegistry& labels,
+                                           const std::vector<const VarLabel*>& stateLabels) const;
+
   void setup(const Grid& grid, const std::vector<int>& patchRanks, const VarLabelRegistry& labels,
              const std::vector<const VarLabel*>& stateLabels, const std::string& component,
              const std::string& restartedFrom);
@@ -68,11 +79,12 @@ class DataArchiver {
   // else the newest that is complete and passes its checksums, falling back
   // to older ones (and saying so). Variables get room for `ghostLayers`.
   // InputError when none is usable.
-  static Restored restore(const std::string& runDirectory, std::optional<int> timestep, const Level& level,
-                          const std::vector<int>& patchRanks, const std::vector<const VarLabel*>& cellLabels,
+  static Restored restore(const std::string& runDirectory, std::optional<int> timestep,
+                          const Level& level, const std::vector<int>& patchRanks,
+                          const std::vector<const VarLabel*>& cellLabels,
                           const std::vector<const VarLabel*>& reductions,
-                          const std::map<const VarLabel*, int>& ghostLayers, const Communicator& comm,
-                          Logger& log);
+                          const std::map<const VarLabel*, int>& ghostLayers,
+                          const Communicator& comm, Logger& log);
 
  private:
   bool due(const ArchiveSchedule& schedule, int timestep, double time, double previousTime) const;
@@ -80,14 +92,14 @@ class DataArchiver {
   void writeCheckpoint(const ArchiveStep& step, const OnDemandDataWarehouse& dw);
   // Writes `relativePath` collectively through a temporary file; returns its bytes.
   std::int64_t writeFile(const std::string& relativePath, const ArchiveStep& step,
-                         const std::vector<const VarLabel*>& labels, const std::vector<const VarLabel*>& reductions,
+                         const std::vector<const VarLabel*>& labels,
+                         const std::vector<const VarLabel*>& reductions,
                          const OnDemandDataWarehouse& dw, bool slowForTests);
   void writeXdmf();
 
   const Communicator& m_comm;
   Logger& m_log;
   ProblemSpec m_deck;
-  std::string m_deckPath;
   std::optional<ArchiveSchedule> m_outputs;
   std::optional<ArchiveSchedule> m_checkpoints;
   bool m_outputInitial = true;

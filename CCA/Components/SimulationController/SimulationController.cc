@@ -135,6 +135,9 @@ void SimulationController::validate() const {
   makeLoadBalancer(balancer ? balancer->get<std::string>("type", "sfc") : "sfc",
                    balancer ? balancer->get<std::string>("curve", "hilbert") : "hilbert");
   (void)scheduler;
+  // The archiver checks its own sections: intervals, and the names to save.
+  DataArchiver(m_deck, DataArchiver::defaultBase(m_deck.file(), ""), m_world, m_log)
+      .savedLabels(labels, app->stateLabels());
 }
 
 RunResult SimulationController::run(const RunOptions& options) {
@@ -182,7 +185,10 @@ RunResult SimulationController::run(const RunOptions& options) {
     app->scheduleComputeStableTimestep(level, sched);
     return sched.compile(grid, patchRanks);
   };
-  DataArchiver archiver(m_deck, m_deck.file(), m_world, m_log);
+  DataArchiver archiver(
+      m_deck,
+      DataArchiver::defaultBase(m_deck.file(), options.restart ? options.restart->directory : ""),
+      m_world, m_log);
   std::vector<const VarLabel*> reductionLabels;
   for (const VarLabel* label : labels.all()) {
     if (label->kind() == VarKind::Reduction) reductionLabels.push_back(label);
@@ -193,15 +199,16 @@ RunResult SimulationController::run(const RunOptions& options) {
   int step = 0;
   if (options.restart) {
     const CompiledGraph preview = recordTimestepGraph();
-    auto restored = DataArchiver::restore(options.restart->directory, options.restart->timestep, level,
-                                          patchRanks, app->stateLabels(), reductionLabels, preview.ghostLayers,
-                                          m_world, m_log);
+    auto restored = DataArchiver::restore(options.restart->directory, options.restart->timestep,
+                                          level, patchRanks, app->stateLabels(), reductionLabels,
+                                          preview.ghostLayers, m_world, m_log);
     newDW = std::move(restored.dw);
     time = restored.step.time;
     step = restored.step.timestep;
     sched.beginGraph("restartInitialize");
     app->scheduleRestartInitialize(level, sched);
-    if (!sched.recordedGraph().empty()) sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
+    if (!sched.recordedGraph().empty())
+      sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
     archiver.setup(grid, patchRanks, labels, app->stateLabels(), componentName(m_deck),
                    restored.file);
   } else {
@@ -265,9 +272,10 @@ RunResult SimulationController::run(const RunOptions& options) {
                std::fixed, std::setprecision(4), stepTimer.seconds(), " s", std::defaultfloat);
   }
   result.wallSeconds = m_world.allreduceMax(loopTimer.seconds());
-  result.timesteps = step;
+  result.timesteps = step - firstStep;
+  result.firstTimestep = firstStep;
   result.time = time;
-  result.cellUpdates = level.numCells() * (step - firstStep);
+  result.cellUpdates = level.numCells() * result.timesteps;
   result.outputDirectory = archiver.directory();
   result.checkpointBytes = archiver.checkpointBytes();
   result.checkpointSeconds = archiver.checkpointSeconds();

@@ -18,8 +18,8 @@ class Communicator;
 class Logger;
 
 struct RestartOptions {
-  std::string directory;          // the run directory to continue
-  std::optional<int> timestep;    // which checkpoint; the newest usable when absent
+  std::string directory;        // the run directory to continue
+  std::optional<int> timestep;  // which checkpoint; the newest usable when absent
 };
 
 struct RunOptions {
@@ -36,7 +36,8 @@ struct FieldDigest {
 };
 
 struct RunResult {
-  int timesteps = 0;
+  int timesteps = 0;      // run by this invocation
+  int firstTimestep = 0;  // the timestep it started from (a restart's checkpoint)
   double time = 0.0;
   double wallSeconds = 0.0;      // the time loop
   std::int64_t cellUpdates = 0;  // cells x timesteps
