@@ -71,21 +71,19 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
         const IntVector lo = origin + at * tile;
         const Box tileBox(lo, min(lo + tile, end));
         const Box staged = tileBox.grow(ghost);
-        const IntVector s = staged.size();
+            const IntVector s = staged.size();
         const IntVector c = tileBox.size();
 
-        // Stage every input with its halo.
+        // Stage every input with its halo, row by row (contiguous in x).
         StencilInputs<T, NumInputs> in;
         for (std::size_t n = 0; n < NumInputs; ++n) {
           const Scratch scratch(team.team_scratch(0), stagedCells);
           const CellArray<const T> source = inputs[n];
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<int>(staged.volume())),
-                               [&](int idx) {
-                                 const int i = staged.lo().x + idx % s.x;
-                                 const int j = staged.lo().y + (idx / s.x) % s.y;
-                                 const int k = staged.lo().z + idx / (s.x * s.y);
-                                 scratch(idx) = source(i, j, k);
-                               });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, s.y * s.z), [&](int row) {
+            const T* from = &source(staged.lo().x, staged.lo().y + row % s.y, staged.lo().z + row / s.y);
+            T* to = scratch.data() + static_cast<std::ptrdiff_t>(row) * s.x;
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, s.x), [&](int i) { to[i] = from[i]; });
+          });
           in[n] = CellArray<const T>(scratch.data(), staged);
         }
         StencilOutputs<T, NumOutputs> out;
@@ -104,17 +102,17 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
         });
         team.team_barrier();
 
-        // Write the outputs back.
+        // Write the outputs back, row by row.
         for (std::size_t n = 0; n < NumOutputs; ++n) {
           const CellArray<T> target = outputs[n];
           const CellArray<T> staging = out[n];
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<int>(tileBox.volume())),
-                               [&](int idx) {
-                                 const int i = tileBox.lo().x + idx % c.x;
-                                 const int j = tileBox.lo().y + (idx / c.x) % c.y;
-                                 const int k = tileBox.lo().z + idx / (c.x * c.y);
-                                 target(i, j, k) = staging(i, j, k);
-                               });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c.y * c.z), [&](int row) {
+            const int j = tileBox.lo().y + row % c.y;
+            const int k = tileBox.lo().z + row / c.y;
+            const T* from = &staging(tileBox.lo().x, j, k);
+            T* to = &target(tileBox.lo().x, j, k);
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, c.x), [&](int i) { to[i] = from[i]; });
+          });
         }
       });
   return numTiles;

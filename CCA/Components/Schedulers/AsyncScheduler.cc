@@ -12,9 +12,12 @@
 namespace tessera {
 
 namespace {
-// How long the control thread naps when nothing happened, leaving the core to
-// the device's threads.
+// How long the control thread naps when nothing happened, leaving the cores to
+// the device's threads: while messages are in flight it must come back soon
+// to test them; otherwise only the device's completion can wake it.
 constexpr auto kIdlePause = std::chrono::microseconds(20);
+constexpr auto kPollWhileComputing = std::chrono::microseconds(100);
+constexpr auto kWaitWhileComputing = std::chrono::microseconds(20000);
 }  // namespace
 
 class AsyncScheduler::ControlLoop {
@@ -55,8 +58,12 @@ class AsyncScheduler::ControlLoop {
       progressed |= postReadyReductions();
       progressed |= runReadyHostTasks();
       if (m_running < 0) progressed |= dispatch();
-      if (progressed || m_device.busy()) {
+      if (progressed) {
         m_watchdog.progressed();
+      } else if (m_device.busy()) {
+        // A running kernel is progress; wait for it without spinning.
+        m_watchdog.progressed();
+        m_device.waitFor(m_state.messagesOutstanding() ? kPollWhileComputing : kWaitWhileComputing);
       } else {
         if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
         const ScopedTimer idle(m_stats.waitSeconds);
@@ -145,10 +152,10 @@ class AsyncScheduler::ControlLoop {
     m_state.performFills(n);
     submit(n);
     if (m_mode == Mode::Sync) {
-      // The control thread spins until the device is done: no overlap.
-      const ScopedTimer spinning(m_stats.waitSeconds);
+      // The control thread waits until the device is done: no overlap.
+      const ScopedTimer waiting(m_stats.waitSeconds);
       while (!m_device.poll())
-        std::this_thread::yield();
+        m_device.waitFor(kWaitWhileComputing);
       finish(id);
     } else {
       m_running = id;

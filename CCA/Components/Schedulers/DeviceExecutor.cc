@@ -20,8 +20,9 @@ void DeviceExecutor::serve() {
         m_failure = std::current_exception();
       }
       m_busySeconds += timer.seconds();
-      m_done.store(true, std::memory_order_release);
       lock.lock();
+      m_done.store(true, std::memory_order_release);
+      m_finished.notify_all();
       continue;
     }
     return;  // closed and nothing left to run
@@ -49,6 +50,11 @@ bool DeviceExecutor::poll() {
     std::rethrow_exception(failure);
   }
   return true;
+}
+
+bool DeviceExecutor::waitFor(std::chrono::microseconds limit) {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  return m_finished.wait_for(lock, limit, [&] { return !busy() || m_done.load(std::memory_order_acquire); });
 }
 
 void DeviceExecutor::close() {

@@ -5,6 +5,7 @@
 // completion without blocking.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -25,6 +26,9 @@ class DeviceExecutor {
   bool busy() const { return m_inFlight.load(std::memory_order_acquire); }
   // True once when submitted work has finished; rethrows its exception.
   bool poll();
+  // Blocks until the submitted work finishes or `limit` passes, without
+  // taking a core from the device; true if it finished (poll() to collect).
+  bool waitFor(std::chrono::microseconds limit);
   // Lets serve() return once the current work is done.
   void close();
   // Seconds the device spent running work.
@@ -33,6 +37,7 @@ class DeviceExecutor {
  private:
   std::mutex m_mutex;
   std::condition_variable m_wake;
+  std::condition_variable m_finished;
   std::function<void()> m_work;
   bool m_closed = false;
   std::atomic<bool> m_inFlight{false};
