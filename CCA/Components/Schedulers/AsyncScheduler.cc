@@ -39,9 +39,15 @@ class AsyncScheduler::ControlLoop {
 
   void run() {
     m_state.setDeviceBusyProbe([this] { return m_device.busy(); });
-    m_state.start();
+    // acc.async gives the device its first task before packing the
+    // old-warehouse sends, so the packing overlaps the computation.
+    m_state.start(/*deferInitialSends=*/m_mode == Mode::Async);
     for (const DetailedTask& node : m_state.graph().detailedTasks) {
       if (m_state.isReady(node.id)) classify(node.id);
+    }
+    if (m_mode == Mode::Async) {
+      dispatch();
+      m_state.postInitialSends();
     }
     while (!m_state.allFinished()) {
       bool progressed = false;
@@ -61,9 +67,12 @@ class AsyncScheduler::ControlLoop {
       if (progressed) {
         m_watchdog.progressed();
       } else if (m_device.busy()) {
-        // A running kernel is progress; wait for it without spinning.
+        // A running kernel is progress. Unpack the ghosts of the next task
+        // now, while the device computes; else wait without spinning.
         m_watchdog.progressed();
-        m_device.waitFor(m_state.messagesOutstanding() ? kPollWhileComputing : kWaitWhileComputing);
+        if (!prepareNext()) {
+          m_device.waitFor(m_state.messagesOutstanding() ? kPollWhileComputing : kWaitWhileComputing);
+        }
       } else {
         if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
         const ScopedTimer idle(m_stats.waitSeconds);
@@ -128,6 +137,19 @@ class AsyncScheduler::ControlLoop {
     return ran;
   }
 
+  // acc.async: performs the ghost fills of the task that will run next, if
+  // its messages have arrived; true if it did any work.
+  bool prepareNext() {
+    if (m_mode != Mode::Async) return false;
+    for (const auto& [priority, id] : m_readyDevice) {
+      if (!m_state.inputsArrived(node(id))) continue;
+      if (!m_prepared.insert(id).second) return false;
+      m_state.performFills(node(id));
+      return true;
+    }
+    return false;
+  }
+
   bool dispatch() {
     if (m_readyDevice.empty()) return false;
     auto chosen = m_readyDevice.begin();
@@ -184,6 +206,7 @@ class AsyncScheduler::ControlLoop {
   Watchdog m_watchdog;
   std::set<std::pair<int, int>> m_readyDevice;  // (priority, id)
   std::set<int> m_readyHost;
+  std::set<int> m_prepared;  // device tasks whose ghost fills are done
   std::vector<int> m_reductionOrder;
   std::size_t m_nextReduction = 0;
   int m_running = -1;

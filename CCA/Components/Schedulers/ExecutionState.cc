@@ -74,7 +74,7 @@ const Patch& ExecutionState::patch(int id) const {
   return m_graph.grid->patchById(id);
 }
 
-void ExecutionState::start() {
+void ExecutionState::start(bool deferInitialSends) {
   m_newDW.setGhostLayers(m_graph.ghostLayers);
   const CommTimer timer(*this);
   m_recvBuffers.resize(m_graph.receives.size());
@@ -91,7 +91,15 @@ void ExecutionState::start() {
   m_pendingProducers.resize(m_graph.sends.size());
   for (std::size_t s = 0; s < m_graph.sends.size(); ++s) {
     m_pendingProducers[s] = static_cast<int>(m_graph.sends[s].producers.size());
-    if (m_pendingProducers[s] == 0) postSend(static_cast<int>(s));
+  }
+  if (!deferInitialSends) postInitialSends();
+}
+
+void ExecutionState::postInitialSends() {
+  for (std::size_t s = 0; s < m_graph.sends.size(); ++s) {
+    if (m_graph.sends[s].producers.empty() && m_sendRequests[s] == MPI_REQUEST_NULL) {
+      postSend(static_cast<int>(s));
+    }
   }
 }
 

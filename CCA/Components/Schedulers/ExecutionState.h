@@ -44,7 +44,10 @@ class ExecutionState {
   // communication can be counted as overlapped with device work.
   void setDeviceBusyProbe(std::function<bool()> probe) { m_deviceBusy = std::move(probe); }
   // Posts every receive and the sends that need no task (old warehouse data).
-  void start();
+  // With `deferInitialSends` the caller posts them (postInitialSends) after
+  // it has given the device its first task, so that packing overlaps it.
+  void start(bool deferInitialSends = false);
+  void postInitialSends();
 
   // ---- dependencies ----
   // Tasks whose predecessors have all finished and that have not started.
