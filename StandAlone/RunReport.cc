@@ -25,8 +25,9 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
   if (!result.outputDirectory.empty()) {
     out << "  output in " << result.outputDirectory;
     if (result.checkpointBytes > 0) {
-      out << "; checkpoints " << result.checkpointBytes << " bytes in " << result.checkpointSeconds
-          << " s (" << result.checkpointBytes / result.checkpointSeconds / 1e9 << " GB/s)";
+      out << "; checkpoints " << result.checkpointBytes << " bytes in " << std::setprecision(4)
+          << result.checkpointSeconds << " s (" << std::setprecision(3)
+          << result.checkpointBytes / result.checkpointSeconds / 1e9 << " GB/s)";
     }
     out << "\n";
   }
