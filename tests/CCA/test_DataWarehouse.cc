@@ -3,6 +3,8 @@
 // per-patch values, and allocation from several threads.
 #include <gtest/gtest.h>
 
+#include "TestHelpers.h"
+
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Ports/DataWarehouse.h"
 #include "Core/Grid/Grid.h"
@@ -19,22 +21,8 @@
 namespace tessera {
 namespace {
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void expectMentions(const std::string& message, std::initializer_list<const char*> words) {
-  EXPECT_FALSE(message.empty()) << "no error was thrown";
-  for (const char* word : words) {
-    EXPECT_NE(message.find(word), std::string::npos)
-        << "'" << word << "' missing from: " << message;
-  }
-}
+using tessera::testing::errorOf;
+using tessera::testing::expectMentions;
 
 double valueAt(const IntVector& c) {
   return c.x + 100.0 * c.y + 10000.0 * c.z + 0.25;

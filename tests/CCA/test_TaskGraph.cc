@@ -3,6 +3,8 @@
 // rank compiles. Single process: compile() works out any rank's share.
 #include <gtest/gtest.h>
 
+#include "TestHelpers.h"
+
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
 #include "CCA/Components/Schedulers/TaskGraph.h"
 #include "CCA/Components/Schedulers/TaskOrder.h"
@@ -24,45 +26,13 @@
 namespace tessera {
 namespace {
 
+using tessera::testing::errorOf;
+using tessera::testing::expectMentions;
+using tessera::testing::makeGrid;
+using tessera::testing::roundRobin;
+
 Task makeTask(const std::string& name) {
   return Task(name, [](const Patch&, const DataWarehouse&, DataWarehouse&, ExecutionContext&) {});
-}
-
-Grid makeGrid(const IntVector& resolution, const IntVector& patches, const IntVector& extra = {},
-              std::array<bool, 3> periodic = {false, false, false}) {
-  LevelSpec spec;
-  spec.resolution = resolution;
-  spec.patches = patches;
-  spec.extraCells = extra;
-  spec.periodic = periodic;
-  Grid grid;
-  grid.addLevel(spec);
-  return grid;
-}
-
-std::vector<int> roundRobin(int numPatches, int numRanks) {
-  std::vector<int> ranks;
-  for (int p = 0; p < numPatches; ++p)
-    ranks.push_back(p % numRanks);
-  return ranks;
-}
-
-// The message of an Error thrown by f, or "" when f does not throw.
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-void expectMentions(const std::string& message, std::initializer_list<const char*> words) {
-  EXPECT_FALSE(message.empty()) << "no error was thrown";
-  for (const char* word : words) {
-    EXPECT_NE(message.find(word), std::string::npos)
-        << "'" << word << "' missing from: " << message;
-  }
 }
 
 int positionOf(const CompiledGraph& graph, const std::string& name) {

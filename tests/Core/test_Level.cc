@@ -4,25 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include "TestHelpers.h"
+
 #include <map>
 #include <set>
 
 using namespace tessera;
-
-namespace {
-LevelSpec makeSpec(IntVector resolution, IntVector patches, IntVector extra = {},
-                   std::array<bool, 3> periodic = {false, false, false}) {
-  LevelSpec spec;
-  spec.resolution = resolution;
-  spec.patches = patches;
-  spec.extraCells = extra;
-  spec.periodic = periodic;
-  return spec;
-}
-}  // namespace
+using tessera::testing::makeLevelSpec;
 
 TEST(Level, UnevenLayoutSplitsAsFloorOfProportion) {
-  const Level level(0, makeSpec({10, 7, 1}, {3, 2, 1}), 0);
+  const Level level(0, makeLevelSpec({10, 7, 1}, {3, 2, 1}), 0);
   ASSERT_EQ(level.numPatches(), 6);
   // 10 cells over 3 patches: [0,3) [3,6) [6,10); 7 over 2: [0,3) [3,7).
   EXPECT_EQ(level.patches()[0].interior(), Box({0, 0, 0}, {3, 3, 1}));
@@ -40,7 +31,7 @@ TEST(Level, UnevenLayoutSplitsAsFloorOfProportion) {
 
 TEST(Level, PatchIdsAndLayoutIndices) {
   Grid grid;
-  grid.addLevel(makeSpec({8, 8, 8}, {2, 2, 2}));
+  grid.addLevel(makeLevelSpec({8, 8, 8}, {2, 2, 2}));
   const Level& level = grid.level(0);
   for (int id = 0; id < 8; ++id) {
     const Patch& p = grid.patchById(id);
@@ -54,7 +45,7 @@ TEST(Level, PatchIdsAndLayoutIndices) {
 }
 
 TEST(Level, GeometryAndBoundaryFaces) {
-  LevelSpec spec = makeSpec({10, 20, 5}, {2, 1, 1}, {1, 2, 0}, {false, false, true});
+  LevelSpec spec = makeLevelSpec({10, 20, 5}, {2, 1, 1}, {1, 2, 0}, {false, false, true});
   spec.lower = {0.0, -1.0, 2.0};
   spec.upper = {1.0, 1.0, 3.0};
   const Level level(0, spec, 0);
@@ -83,7 +74,7 @@ TEST(Level, GeometryAndBoundaryFaces) {
 }
 
 TEST(Level, NeighbourLookupWrapsOnlyPeriodicAxes) {
-  const Level level(0, makeSpec({6, 6, 6}, {3, 2, 1}, {}, {true, false, false}), 0);
+  const Level level(0, makeLevelSpec({6, 6, 6}, {3, 2, 1}, {}, {true, false, false}), 0);
   const Patch& p = level.patches()[0];  // layout (0,0,0)
   ASSERT_NE(p.neighbour({-1, 0, 0}), nullptr);
   EXPECT_EQ(p.neighbour({-1, 0, 0})->layoutIndex(), (IntVector{2, 0, 0}));
@@ -93,11 +84,11 @@ TEST(Level, NeighbourLookupWrapsOnlyPeriodicAxes) {
 }
 
 TEST(Level, InvalidSpecsAreInputErrors) {
-  EXPECT_THROW(Level(0, makeSpec({4, 4, 4}, {5, 1, 1}), 0), InputError);
-  EXPECT_THROW(Level(0, makeSpec({4, 0, 4}, {1, 1, 1}), 0), InputError);
-  EXPECT_THROW(Level(0, makeSpec({4, 4, 4}, {1, 1, 1}, {1, 1, 1}, {true, false, false}), 0),
+  EXPECT_THROW(Level(0, makeLevelSpec({4, 4, 4}, {5, 1, 1}), 0), InputError);
+  EXPECT_THROW(Level(0, makeLevelSpec({4, 0, 4}, {1, 1, 1}), 0), InputError);
+  EXPECT_THROW(Level(0, makeLevelSpec({4, 4, 4}, {1, 1, 1}, {1, 1, 1}, {true, false, false}), 0),
                InputError);
-  LevelSpec flipped = makeSpec({4, 4, 4}, {1, 1, 1});
+  LevelSpec flipped = makeLevelSpec({4, 4, 4}, {1, 1, 1});
   flipped.upper = {1.0, -1.0, 1.0};
   EXPECT_THROW(Level(0, flipped, 0), InputError);
 }
@@ -150,25 +141,25 @@ void expectGhostCoverage(const Level& level, int numGhost) {
 }  // namespace
 
 TEST(Level, GhostRegionsNonPeriodicCoverEveryGhostOnce) {
-  expectGhostCoverage(Level(0, makeSpec({10, 7, 5}, {3, 2, 2}), 0), 1);
-  expectGhostCoverage(Level(0, makeSpec({10, 7, 5}, {3, 2, 2}, {1, 1, 1}), 0), 1);
-  expectGhostCoverage(Level(0, makeSpec({10, 7, 5}, {3, 2, 2}, {1, 1, 1}), 0), 2);
+  expectGhostCoverage(Level(0, makeLevelSpec({10, 7, 5}, {3, 2, 2}), 0), 1);
+  expectGhostCoverage(Level(0, makeLevelSpec({10, 7, 5}, {3, 2, 2}, {1, 1, 1}), 0), 1);
+  expectGhostCoverage(Level(0, makeLevelSpec({10, 7, 5}, {3, 2, 2}, {1, 1, 1}), 0), 2);
 }
 
 TEST(Level, GhostRegionsPeriodicOneAndTwoLayers) {
   for (int layers : {1, 2}) {
-    expectGhostCoverage(Level(0, makeSpec({6, 5, 4}, {2, 2, 2}, {}, {true, true, true}), 0),
+    expectGhostCoverage(Level(0, makeLevelSpec({6, 5, 4}, {2, 2, 2}, {}, {true, true, true}), 0),
                         layers);
     expectGhostCoverage(
-        Level(0, makeSpec({10, 6, 4}, {3, 1, 2}, {0, 1, 0}, {true, false, true}), 0), layers);
+        Level(0, makeLevelSpec({10, 6, 4}, {3, 1, 2}, {0, 1, 0}, {true, false, true}), 0), layers);
     // One patch along a periodic axis: it is its own neighbour.
-    expectGhostCoverage(Level(0, makeSpec({4, 4, 4}, {1, 1, 1}, {}, {true, true, true}), 0),
+    expectGhostCoverage(Level(0, makeLevelSpec({4, 4, 4}, {1, 1, 1}, {}, {true, true, true}), 0),
                         layers);
   }
 }
 
 TEST(Level, GhostRegionsIncludeEdgesAndCorners) {
-  const Level level(0, makeSpec({4, 4, 4}, {2, 2, 2}), 0);
+  const Level level(0, makeLevelSpec({4, 4, 4}, {2, 2, 2}), 0);
   const Patch& p = level.patches()[0];
   std::set<int> sources;
   for (const GhostRegion& r : level.ghostRegions(p, 1))
@@ -177,7 +168,7 @@ TEST(Level, GhostRegionsIncludeEdgesAndCorners) {
 }
 
 TEST(Level, GhostLayersDeeperThanAPatchReachFurtherPatches) {
-  const Level level(0, makeSpec({6, 1, 1}, {6, 1, 1}), 0);
+  const Level level(0, makeLevelSpec({6, 1, 1}, {6, 1, 1}), 0);
   std::set<int> sources;
   for (const GhostRegion& r : level.ghostRegions(level.patches()[2], 2))
     sources.insert(r.source->id());

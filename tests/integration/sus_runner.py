@@ -64,3 +64,21 @@ class Sus:
         env = dict(os.environ, OMP_NUM_THREADS="1")
         done = subprocess.run([self.sus, *args], capture_output=True, text=True, timeout=timeout, env=env)
         return SusRun(done.returncode, done.stdout, done.stderr)
+
+
+class Checks:
+    """Named pass/fail checks that print as they go and end with the closing line CI reads."""
+
+    def __init__(self):
+        self.results = []
+
+    def __call__(self, name, ok, detail=""):
+        self.results.append(bool(ok))
+        print(f"{'ok  ' if ok else 'FAIL'} {name}")
+        if not ok and detail:
+            print(detail)
+
+    def finish(self):
+        passed = sum(self.results)
+        print(f"{passed} passed, {len(self.results) - passed} failed")
+        sys.exit(0 if self.results and all(self.results) else 1)

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from sus_runner import Sus, parse_common_args
+from sus_runner import Checks, Sus, parse_common_args
 
 CONFIGURATIONS = [(1, []), (2, []), (4, ["load_balancer.type=round_robin"]), (3, ["grid.level.patches=[3,1,5]"])]
 
@@ -20,13 +20,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     sus = Sus(sus_path, mpirun, flags)
-    checks = []
-
-    def check(name, ok, detail=""):
-        checks.append(ok)
-        print(f"{'ok  ' if ok else 'FAIL'} {name}")
-        if not ok and detail:
-            print(detail)
+    check = Checks()
 
     runs = []
     for ranks, sets in CONFIGURATIONS:
@@ -109,8 +103,7 @@ def main():
           unknown.returncode == 1 and "output.save" in unknown.stderr and "unknown variable 'v'" in unknown.stderr
           and "u" in unknown.stderr, unknown.describe())
 
-    print(f"{sum(checks)} passed, {len(checks) - sum(checks)} failed")
-    sys.exit(0 if all(checks) else 1)
+    check.finish()
 
 
 if __name__ == "__main__":

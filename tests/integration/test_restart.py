@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from sus_runner import Sus, SusRun, parse_common_args
+from sus_runner import Checks, Sus, parse_common_args
 
 STEPS = ["time.max_timesteps=12", "time.max_time=1.0"]
 CHECKPOINTS = ["checkpoint.timestep_interval=4", "checkpoint.cycle=3"]
@@ -25,13 +25,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     sus = Sus(sus_path, mpirun, flags)
-    checks = []
-
-    def check(name, ok, detail=""):
-        checks.append(ok)
-        print(f"{'ok  ' if ok else 'FAIL'} {name}")
-        if not ok and detail:
-            print(detail)
+    check = Checks()
 
     reference = sus.run(deck, ranks=1, sets=STEPS)
     check("the uninterrupted run", reference.returncode == 0 and bool(reference.digests), reference.describe())
@@ -106,8 +100,7 @@ def main():
     check("with no usable checkpoint the restart fails clearly (exit 1)",
           hopeless.returncode == 1 and "no usable checkpoint" in hopeless.stderr, hopeless.describe())
 
-    print(f"{sum(checks)} passed, {len(checks) - sum(checks)} failed")
-    sys.exit(0 if all(checks) else 1)
+    check.finish()
 
 
 if __name__ == "__main__":
