@@ -42,14 +42,24 @@ inline std::vector<int> roundRobin(int numPatches, int numRanks) {
   return ranks;
 }
 
-// The message of an Error thrown by f, or "" when f does not throw.
-inline std::string errorOf(const std::function<void()>& f) {
+// The message of the exception of type E that f throws, or "" when it throws none.
+template <class E>
+std::string messageOf(const std::function<void()>& f) {
   try {
     f();
-  } catch (const Error& e) {
+  } catch (const E& e) {
     return e.what();
   }
   return "";
+}
+
+// The message of an Error thrown by f, or "" when f does not throw.
+inline std::string errorOf(const std::function<void()>& f) {
+  return messageOf<Error>(f);
+}
+
+inline bool contains(const std::string& text, const std::string& word) {
+  return text.find(word) != std::string::npos;
 }
 
 inline void expectMentions(const std::string& message, std::initializer_list<const char*> words) {

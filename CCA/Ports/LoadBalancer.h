@@ -16,4 +16,14 @@ class LoadBalancer {
   virtual std::vector<int> assign(const Grid& grid, int numRanks) const = 0;
 };
 
+// The patches of `level` that an assignment (patch id -> rank) gives `rank`, in id order.
+inline std::vector<const Patch*> patchesOwnedBy(const Level& level,
+                                                const std::vector<int>& patchRanks, int rank) {
+  std::vector<const Patch*> owned;
+  for (const Patch& patch : level.patches()) {
+    if (patchRanks[static_cast<std::size_t>(patch.id())] == rank) owned.push_back(&patch);
+  }
+  return owned;
+}
+
 }  // namespace tessera

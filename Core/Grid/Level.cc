@@ -130,14 +130,6 @@ const Patch* Level::patchAtLayout(IntVector at) const {
   return &m_patches[static_cast<std::size_t>((at.z * layout.y + at.y) * layout.x + at.x)];
 }
 
-std::vector<const Patch*> Level::patchesIntersecting(const Box& box) const {
-  std::vector<const Patch*> found;
-  for (const Patch& patch : m_patches) {
-    if (patch.extendedBox().intersects(box)) found.push_back(&patch);
-  }
-  return found;
-}
-
 Box Level::ghostedBox(const Patch& patch, int numGhost) const {
   // Ghost layers are never added beyond a non-periodic boundary: extra cells
   // (possibly fewer than numGhost) end the data there.

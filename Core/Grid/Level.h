@@ -64,8 +64,6 @@ class Level {
   const Patch& patchById(int id) const;
   // The patch at a layout position, wrapping periodic axes; nullptr outside.
   const Patch* patchAtLayout(IntVector layoutIndex) const;
-  // Patches whose extended boxes meet `box` (no periodic wrap).
-  std::vector<const Patch*> patchesIntersecting(const Box& box) const;
 
   // Where `patch`'s ghost cells come from, with `numGhost` layers all round
   // (faces, edges and corners, across periodic boundaries too). Ghost cells

@@ -3,6 +3,8 @@
 // ExecutionContext::stencilFor.
 #include <gtest/gtest.h>
 
+#include "TestHelpers.h"
+
 #include "CCA/Components/Schedulers/DeviceExecutor.h"
 #include "CCA/Components/Schedulers/Watchdog.h"
 #include "CCA/Ports/ExecutionContext.h"
@@ -23,20 +25,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The message of the exception f throws, or "" when it throws none.
-template <class E>
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& text, const std::string& word) {
-  return text.find(word) != std::string::npos;
-}
+using tessera::testing::contains;
+using tessera::testing::messageOf;
 
 // A value no two cells share.
 double f(const IntVector& c) {

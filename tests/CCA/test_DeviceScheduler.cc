@@ -7,6 +7,8 @@
 // underneath have their own unit tests in test_DeviceExecutor.cc.
 #include <gtest/gtest.h>
 
+#include "TestHelpers.h"
+
 #include "CCA/Components/Schedulers/AsyncScheduler.h"
 #include "CCA/Components/Schedulers/DeviceExecutor.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
@@ -89,20 +91,8 @@ Grid periodicGrid() {
   return grid;
 }
 
-// The message of the exception f throws, or "" when it throws none.
-template <class E>
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool contains(const std::string& text, const std::string& word) {
-  return text.find(word) != std::string::npos;
-}
+using tessera::testing::contains;
+using tessera::testing::messageOf;
 
 struct Labels {
   VarLabelRegistry registry;

@@ -1,5 +1,6 @@
 #include "CCA/Components/DataArchiver/ArchiveFile.h"
 
+#include "CCA/Ports/LoadBalancer.h"
 #include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Grid/Variables/GridVariableFactory.h"
@@ -16,15 +17,6 @@ namespace {
 
 std::array<hsize_t, 3> zyx(const IntVector& v) {
   return {static_cast<hsize_t>(v.z), static_cast<hsize_t>(v.y), static_cast<hsize_t>(v.x)};
-}
-
-std::vector<const Patch*> localPatches(const Level& level, const std::vector<int>& patchRanks,
-                                       int rank) {
-  std::vector<const Patch*> mine;
-  for (const Patch& patch : level.patches()) {
-    if (patchRanks[static_cast<std::size_t>(patch.id())] == rank) mine.push_back(&patch);
-  }
-  return mine;
 }
 
 // Collective transfers need the same number of calls on every rank.
@@ -112,7 +104,7 @@ void writeArchiveFile(const std::string& path, const Communicator& comm, const A
   writeGridAttributes(file.get(), step, level);
   const Box domain = level.extendedCellBox();
   const auto dims = zyx(domain.size());
-  const auto mine = localPatches(level, patchRanks, comm.rank());
+  const auto mine = patchesOwnedBy(level, patchRanks, comm.rank());
   const int rounds = transferRounds(comm, mine.size());
   const H5PropertyList transfer = collectiveTransfer();
   for (const VarLabel* label : labels) {
@@ -188,7 +180,7 @@ ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, c
     step.delt = readDoubleAttribute(file.get(), "delt");
     step.component = readStringAttribute(file.get(), "component");
     const Box domain = level.extendedCellBox();
-    const auto mine = localPatches(level, patchRanks, comm.rank());
+    const auto mine = patchesOwnedBy(level, patchRanks, comm.rank());
     const int rounds = transferRounds(comm, mine.size());
     const H5PropertyList transfer = collectiveTransfer();
     for (const VarLabel* label : labels) {

@@ -103,6 +103,9 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
   }
   m_saved = savedLabels(labels, stateLabels);
   if (!enabled()) return;
+  m_index.component = component;
+  m_index.tesseraVersion = kVersion;
+  m_index.restartedFrom = restartedFrom;
   // Rank 0 creates the directory; the others learn its name or the failure.
   std::string created;
   std::string failure;
@@ -112,9 +115,6 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
       fs::create_directories(fs::path(created) / "checkpoints");
       writeFileAtomically(created + "/input.yaml",
                           "# The deck as run, overrides applied.\n" + m_deck.toYaml() + "\n");
-      m_index.component = component;
-      m_index.tesseraVersion = kVersion;
-      m_index.restartedFrom = restartedFrom;
       m_index.save(created);
     } catch (const std::exception& e) {
       failure = e.what();
@@ -128,9 +128,6 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
   const std::string shared(text.data());
   if (!shared.empty() && shared[0] == '!') throw Error("output: " + shared.substr(1));
   m_directory = shared;
-  m_index.component = component;
-  m_index.tesseraVersion = kVersion;
-  m_index.restartedFrom = restartedFrom;
   m_log.info("output: writing to ", m_directory);
   m_sinceCheckpoint.reset();
 }

@@ -6,6 +6,7 @@
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Components/SimulationController/TimestepControl.h"
+#include "CCA/Ports/LoadBalancer.h"
 #include "Core/Parallel/Communicator.h"
 #include "Core/ProblemSpec/DeckSchema.h"
 #include "Core/Util/Logger.h"
@@ -51,13 +52,12 @@ std::vector<FieldDigest> digestFields(const Application& app, const Level& level
   std::vector<FieldDigest> digests;
   for (const VarLabel* label : app.stateLabels()) {
     std::uint64_t local = 0;
-    for (const Patch& patch : level.patches()) {
-      if (patchRanks[static_cast<std::size_t>(patch.id())] != comm.rank()) continue;
-      const auto var = dw.findGridVariable(label, patch);
+    for (const Patch* patch : patchesOwnedBy(level, patchRanks, comm.rank())) {
+      const auto var = dw.findGridVariable(label, *patch);
       TESSERA_REQUIRE_THROWS(var != nullptr, "state variable '" << label->name()
-                                                                << "' is missing on " << patch
+                                                                << "' is missing on " << *patch
                                                                 << " at the end of the run");
-      local += var->digest(patch.interior());
+      local += var->digest(patch->interior());
     }
     digests.push_back({label->name(), comm.allreduceSumWrapping(local)});
   }
