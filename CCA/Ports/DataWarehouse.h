@@ -16,6 +16,7 @@
 #include <any>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <typeinfo>
 
@@ -49,12 +50,15 @@ class DataWarehouse {
   }
 
   // Creates the variable on `patch` (interior plus extra cells, plus ghost
-  // room for later readers) and returns it for writing.
+  // room for later readers) and returns it for writing. Its values are
+  // undefined until written: the storage may be recycled from a warehouse
+  // the runtime has retired.
   template <class T>
   CCVariable<T> allocateAndPut(const VarLabel* label, const Patch& patch) {
     checkType<CCVariable<T>>(label, "allocateAndPut");
     const Box box = patch.level().ghostedBox(patch, ghostLayersToAllocate(label));
-    auto var = std::make_shared<CCVariable<T>>(box, label->name());
+    auto var = std::dynamic_pointer_cast<CCVariable<T>>(recycledGridVariable(label, patch, box));
+    if (!var) var = std::make_shared<CCVariable<T>>(box, label->name());
     putGridVariable(label, patch, var);
     return *var;
   }
@@ -104,6 +108,18 @@ class DataWarehouse {
     return PerPatch<T>(std::any_cast<T>(value));
   }
 
+  // A value `label` had on `patch` in a warehouse the runtime has retired,
+  // or nullopt: lets a task reuse the storage a per-patch value owns (a
+  // table, a buffer) from step to step instead of allocating it anew. Each
+  // retired value is handed out once.
+  template <class T>
+  std::optional<T> recycledPerPatch(const VarLabel* label, const Patch& patch) {
+    checkType<PerPatch<T>>(label, "recycledPerPatch");
+    std::any value = takeRecycledPerPatch(label, patch);
+    if (!value.has_value()) return std::nullopt;
+    return std::any_cast<T>(std::move(value));
+  }
+
   // ---- the type-erased core ----
   // nullptr when absent.
   virtual std::shared_ptr<GridVariableBase> findGridVariable(const VarLabel* label,
@@ -118,6 +134,21 @@ class DataWarehouse {
   virtual bool reducedValue(const VarLabel* label, std::byte* out) const = 0;
   virtual void putPerPatchValue(const VarLabel* label, const Patch& patch, std::any value) = 0;
   virtual std::any perPatchValue(const VarLabel* label, const Patch& patch) const = 0;
+  // Retired storage of exactly `box` for (label, patch), or nullptr.
+  virtual std::shared_ptr<GridVariableBase> recycledGridVariable(const VarLabel* label,
+                                                                 const Patch& patch,
+                                                                 const Box& box) {
+    (void)label;
+    (void)patch;
+    (void)box;
+    return nullptr;
+  }
+  // A retired per-patch value of (label, patch), or an empty any.
+  virtual std::any takeRecycledPerPatch(const VarLabel* label, const Patch& patch) {
+    (void)label;
+    (void)patch;
+    return {};
+  }
 
  private:
   template <class V>

@@ -31,9 +31,13 @@ class ExecutionContext {
  public:
   enum class Space { Device, Host };
 
-  explicit ExecutionContext(std::string label, Space space = Space::Device,
+  // The label must outlive the context (the runtime passes the task's name,
+  // so that running a task copies no string).
+  explicit ExecutionContext(const std::string& label, Space space = Space::Device,
                             TilingOptions tiling = {})
-      : m_label(std::move(label)), m_space(space), m_tiling(tiling) {}
+      : m_label(label), m_space(space), m_tiling(tiling) {}
+  ExecutionContext(std::string&& label, Space space = Space::Device, TilingOptions tiling = {})
+      = delete;
 
   const std::string& label() const { return m_label; }
   Space space() const { return m_space; }
@@ -55,6 +59,16 @@ class ExecutionContext {
       Kokkos::parallel_for(
           m_label, Kokkos::RangePolicy<Space, Kokkos::IndexType<int>>(space, begin, end), body);
     });
+  }
+
+  // body(i, j, k) for every cell of boxes[0 .. count), in one launch.
+  template <std::size_t N, class Body>
+  void parallelForBoxes(const Kokkos::Array<Box, N>& boxes, int count, const Body& body) {
+    if (count <= 0) return;
+    ++m_kernels;
+    for (int b = 0; b < count; ++b)
+      m_cells += boxes[b].volume();
+    onSpace([&](const auto& space) { tessera::parallelForBoxes(m_label, space, boxes, count, body); });
   }
 
   // body(i, j, k, accumulator) reduced with a Kokkos reducer; blocks for the result.
@@ -129,7 +143,7 @@ class ExecutionContext {
     return *chosen;
   }
 
-  std::string m_label;
+  const std::string& m_label;
   Space m_space;
   TilingOptions m_tiling;
   std::int64_t m_kernels = 0;

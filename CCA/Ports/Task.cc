@@ -18,14 +18,14 @@ Task& Task::requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost, in
   TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' requires a null label");
   TESSERA_REQUIRE_THROWS(numGhost >= 0, "task '" << m_name << "' asks for " << numGhost
                                                  << " ghost layers of '" << label->name() << "'");
-  TESSERA_REQUIRE_THROWS(ghost == Ghost::AroundCells || numGhost == 0,
+  TESSERA_REQUIRE_THROWS(ghost != Ghost::None || numGhost == 0,
                          "task '" << m_name << "' asks for ghost layers of '" << label->name()
                                   << "' with Ghost::None");
   TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered || numGhost == 0,
                          "task '" << m_name << "': only cell variables have ghost cells ('"
                                   << label->name() << "' is " << varKindName(label->kind()) << ")");
-  m_dependencies.push_back(
-      {Access::Requires, dw, label, ghost, ghost == Ghost::None ? 0 : numGhost});
+  m_dependencies.push_back({Access::Requires, dw, label, numGhost == 0 ? Ghost::None : ghost,
+                            ghost == Ghost::None ? 0 : numGhost});
   return *this;
 }
 

@@ -51,7 +51,8 @@ class Task {
             kind) {}
 
   // Reads `label` from the old or new warehouse, with `numGhost` layers of
-  // neighbour data around the patch when ghost is Ghost::AroundCells.
+  // neighbour data around the patch (Ghost::AroundCells), or across its
+  // faces only (Ghost::AroundFaces, enough for a star stencil).
   Task& requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost = Ghost::None,
                     int numGhost = 0);
   // Creates `label` in the new warehouse (for a reduction variable: this

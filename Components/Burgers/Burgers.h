@@ -6,21 +6,11 @@
 // extra cells. See docs/burgers-walkthrough.md.
 
 #include "CCA/Ports/Application.h"
+#include "Components/Burgers/PhiTables.h"
 
 #include <Kokkos_Core.hpp>
 
 namespace tessera {
-
-// phi(x, t), phi(y, t) and phi(z, t) tabulated at cell centres: phi depends on
-// one coordinate only, so a line of evaluations serves a whole box of cells.
-struct PhiProfiles {
-  Kokkos::View<double*> x, y, z;
-  IntVector lo;
-
-  KOKKOS_INLINE_FUNCTION double atX(int i) const { return x(i - lo.x); }
-  KOKKOS_INLINE_FUNCTION double atY(int j) const { return y(j - lo.y); }
-  KOKKOS_INLINE_FUNCTION double atZ(int k) const { return z(k - lo.z); }
-};
 
 class Burgers final : public Application {
  public:
@@ -30,6 +20,7 @@ class Burgers final : public Application {
   void problemSetup(const ProblemSpec& deck, Grid& grid) override;
 
   void scheduleInitialize(const Level& level, Scheduler& sched) override;
+  void scheduleRestartInitialize(const Level& level, Scheduler& sched) override;
   void scheduleComputeStableTimestep(const Level& level, Scheduler& sched) override;
   void scheduleTimeAdvance(const Level& level, Scheduler& sched) override;
   void scheduleAnalysis(const Level& level, Scheduler& sched) override;
@@ -44,20 +35,23 @@ class Burgers final : public Application {
  private:
   void initialize(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                   ExecutionContext& exec) const;
+  void tabulatePhi(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
+                   ExecutionContext& exec) const;
   void computeStableTimestep(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                              ExecutionContext& exec) const;
   void timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                    ExecutionContext& exec) const;
   void computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                      ExecutionContext& exec) const;
-  // phi at time t at the cell centres of `box`, one table per axis.
-  PhiProfiles phiProfiles(const Patch& patch, const Box& box, double t,
-                          ExecutionContext& exec) const;
-  // Sets the extra cells of `u` to the exact solution at time t.
-  void applyBoundaryConditions(const Patch& patch, const CCVariable<double>& u, double t,
-                               ExecutionContext& exec) const;
+  // phi at the new warehouse's time over the patch's extended box, in the
+  // storage of a retired warehouse's tables when there is one.
+  PhiTables phiTables(const Patch& patch, DataWarehouse& newDW) const;
+  // Sets the extra cells of `u` to the exact solution at the tables' time.
+  void applyBoundaryConditions(const Patch& patch, const CellArray<double>& u,
+                               const PhiTables& phi, ExecutionContext& exec) const;
 
   const VarLabel* m_u;
+  const VarLabel* m_phi;  // PerPatch<PhiTables>
   const VarLabel* m_delT;
   const VarLabel* m_squaredError;
   const VarLabel* m_maxError;

@@ -3,6 +3,7 @@
 #include "Core/ProblemSpec/ProblemSpec.h"
 #include "Core/Util/Error.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tessera {
@@ -142,16 +143,35 @@ Box Level::ghostedBox(const Patch& patch, int numGhost) const {
   return {lo, hi};
 }
 
-std::vector<GhostRegion> Level::ghostRegions(const Patch& patch, int numGhost) const {
-  std::vector<GhostRegion> regions;
-  if (numGhost <= 0) return regions;
+std::vector<const Patch*> Level::patchesIntersecting(const Box& box) const {
+  std::vector<const Patch*> found;
+  const Box domain = extendedCellBox();
+  const Box query = box.intersection(domain);
+  if (query.empty()) return found;
+  IntVector first, last;
   for (int axis = 0; axis < 3; ++axis) {
-    TESSERA_REQUIRE_THROWS(
-        !m_spec.periodic[axis] || numGhost <= m_spec.resolution[axis],
-        numGhost << " ghost layers exceed the periodic resolution " << m_spec.resolution);
+    const std::vector<int>& cuts = m_cuts[axis];
+    const int patches = m_spec.patches[axis];
+    // The patch holding the query's first cell, and the one holding its last
+    // (extra cells belong to the first and last patch of an axis).
+    const auto begin = std::upper_bound(cuts.begin(), cuts.end(), query.lo()[axis]);
+    const auto end = std::lower_bound(cuts.begin(), cuts.end(), query.hi()[axis]);
+    first[axis] = std::clamp(static_cast<int>(begin - cuts.begin()) - 1, 0, patches - 1);
+    last[axis] = std::clamp(static_cast<int>(end - cuts.begin()) - 1, 0, patches - 1);
   }
-  const Box wanted = ghostedBox(patch, numGhost);
-  // Periodic images of the level that the ghost layer can reach.
+  for (int pk = first.z; pk <= last.z; ++pk)
+    for (int pj = first.y; pj <= last.y; ++pj)
+      for (int pi = first.x; pi <= last.x; ++pi) {
+        const Patch& patch =
+            m_patches[static_cast<std::size_t>((pk * m_spec.patches.y + pj) * m_spec.patches.x + pi)];
+        if (patch.extendedBox().intersects(query)) found.push_back(&patch);
+      }
+  return found;
+}
+
+template <class F>
+void Level::forEachImageSource(const Box& wanted, const F& f) const {
+  // Periodic images of the level that a ghost layer can reach.
   IntVector imageLo, imageHi;
   for (int axis = 0; axis < 3; ++axis) {
     imageLo[axis] = m_spec.periodic[axis] ? -1 : 0;
@@ -161,14 +181,55 @@ std::vector<GhostRegion> Level::ghostRegions(const Patch& patch, int numGhost) c
     for (int iy = imageLo.y; iy <= imageHi.y; ++iy) {
       for (int ix = imageLo.x; ix <= imageHi.x; ++ix) {
         const IntVector image = IntVector{ix, iy, iz} * m_spec.resolution;
-        for (const Patch& source : m_patches) {
-          if (&source == &patch && image == IntVector{}) continue;
-          const Box landed = source.extendedBox().shift(image).intersection(wanted);
-          if (landed.empty()) continue;
-          regions.push_back(GhostRegion{&source, landed.shift(-image), image});
-        }
+        for (const Patch* source : patchesIntersecting(wanted.shift(-image))) f(*source, image);
       }
     }
+  }
+}
+
+std::vector<const Patch*> Level::patchesNear(const Patch& patch, int distance) const {
+  std::vector<const Patch*> near;
+  forEachImageSource(patch.extendedBox().grow(distance),
+                     [&](const Patch& source, const IntVector&) { near.push_back(&source); });
+  std::sort(near.begin(), near.end(), [](const Patch* a, const Patch* b) { return a->id() < b->id(); });
+  near.erase(std::unique(near.begin(), near.end()), near.end());
+  return near;
+}
+
+std::vector<GhostRegion> Level::ghostRegions(const Patch& patch, int numGhost,
+                                             Ghost::Type type) const {
+  std::vector<GhostRegion> regions;
+  if (numGhost <= 0 || type == Ghost::None) return regions;
+  for (int axis = 0; axis < 3; ++axis) {
+    TESSERA_REQUIRE_THROWS(
+        !m_spec.periodic[axis] || numGhost <= m_spec.resolution[axis],
+        numGhost << " ghost layers exceed the periodic resolution " << m_spec.resolution);
+  }
+  const auto collect = [&](const Box& wanted) {
+    forEachImageSource(wanted, [&](const Patch& source, const IntVector& image) {
+      if (&source == &patch && image == IntVector{}) return;
+      const Box from = source.extendedBox().intersection(wanted.shift(-image));
+      if (!from.empty()) regions.push_back(GhostRegion{&source, from, image});
+    });
+  };
+  if (type == Ghost::AroundCells) {
+    collect(ghostedBox(patch, numGhost));
+    return regions;
+  }
+  // Faces only: one slab per face that has a neighbour, as wide as the interior.
+  for (const Face face : allFaces()) {
+    if (patch.hasBoundaryCondition(face)) continue;
+    const int axis = faceAxis(face);
+    IntVector lo = patch.interior().lo();
+    IntVector hi = patch.interior().hi();
+    if (faceSide(face) == 0) {
+      hi[axis] = lo[axis];
+      lo[axis] -= numGhost;
+    } else {
+      lo[axis] = hi[axis];
+      hi[axis] += numGhost;
+    }
+    collect(Box{lo, hi});
   }
   return regions;
 }

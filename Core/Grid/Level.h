@@ -65,12 +65,23 @@ class Level {
   // The patch at a layout position, wrapping periodic axes; nullptr outside.
   const Patch* patchAtLayout(IntVector layoutIndex) const;
 
-  // Where `patch`'s ghost cells come from, with `numGhost` layers all round
-  // (faces, edges and corners, across periodic boundaries too). Ghost cells
+  // Where `patch`'s ghost cells come from, with `numGhost` layers: all round
+  // (faces, edges and corners) for Ghost::AroundCells, across the faces only
+  // for Ghost::AroundFaces; across periodic boundaries too. Ghost cells
   // never replace a patch's own extra cells, but a neighbour's extra cells
   // next to the boundary are copied like its interior. Every ghost cell
-  // appears in exactly one region; the order is deterministic.
-  std::vector<GhostRegion> ghostRegions(const Patch& patch, int numGhost) const;
+  // appears in exactly one region; the order is deterministic. Costs in
+  // proportion to the neighbours found, not to the patches of the level.
+  std::vector<GhostRegion> ghostRegions(const Patch& patch, int numGhost,
+                                        Ghost::Type type = Ghost::AroundCells) const;
+  // The patches whose extended boxes meet `box` (level indices, no periodic
+  // wrapping), in id order; found from the layout's cuts, not by a scan.
+  std::vector<const Patch*> patchesIntersecting(const Box& box) const;
+  // The patches whose extended boxes come within `distance` cells of
+  // `patch`'s, across periodic boundaries too (`patch` itself among them),
+  // in id order, each once: every patch that can exchange ghost cells of
+  // that width with it.
+  std::vector<const Patch*> patchesNear(const Patch& patch, int distance) const;
   // The box a variable with `numGhost` layers around `patch` must cover.
   Box ghostedBox(const Patch& patch, int numGhost) const;
 
@@ -79,6 +90,11 @@ class Level {
   LevelSpec m_spec;
   Vector3 m_spacing;
   int m_firstPatchId;
+  // Calls f(source, image) for every patch whose extended box, shifted by
+  // the periodic image offset, meets `wanted`.
+  template <class F>
+  void forEachImageSource(const Box& wanted, const F& f) const;
+
   std::array<std::vector<int>, 3> m_cuts;  // patch boundaries along each axis
   std::vector<Patch> m_patches;
 };

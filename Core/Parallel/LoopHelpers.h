@@ -1,12 +1,19 @@
 #pragma once
 // Kokkos loops over a Box of cells. The body takes global (i, j, k); x is the
 // fastest index, matching the memory layout of cell variables.
+//
+// One body, two loop shapes: on an execution space that runs on the host
+// (OpenMP, Serial) the threads share out x rows and each walks its row in a
+// plain inner loop the compiler can vectorise; on a device space every cell
+// is an index of a 3D MDRange. The body cannot tell the difference, and the
+// result is the same bits either way.
 
 #include "Core/Grid/Box.h"
 
 #include <Kokkos_Core.hpp>
 
 #include <string>
+#include <type_traits>
 
 namespace tessera {
 
@@ -23,13 +30,50 @@ CellPolicy<ExecSpace> cellPolicy(const ExecSpace& space, const Box& box) {
                                {box.hi().x, box.hi().y, box.hi().z});
 }
 
+// True for execution spaces whose threads are the host's (OpenMP, Serial).
+template <class ExecSpace>
+constexpr bool runsOnHost =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+
+// Host loops hand each thread whole planes (k) when there are enough to go
+// round, else x rows (j, k): either way the innermost loop walks a contiguous
+// x row, and no index is recovered by division in the common case.
+template <class ExecSpace>
+bool splitByPlanes(const ExecSpace& space, const Box& box) {
+  return box.size().z >= 4 * space.concurrency();
+}
+
+template <class ExecSpace>
+Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> hostPolicy(const ExecSpace& space,
+                                                                  const Box& box, bool planes) {
+  const IntVector n = box.size();
+  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0,
+                                                                planes ? n.z : n.y * n.z);
+}
+
 // Runs body(i, j, k) for every cell of `box` on `space` (asynchronously: the
 // caller fences when it needs the results).
 template <class ExecSpace, class Body>
 void parallelFor(const std::string& label, const ExecSpace& space, const Box& box,
                  const Body& body) {
   if (box.empty()) return;
-  Kokkos::parallel_for(label, cellPolicy(space, box), body);
+  if constexpr (runsOnHost<ExecSpace>) {
+    const IntVector lo = box.lo();
+    const IntVector hi = box.hi();
+    const int ny = box.size().y;
+    const bool planes = splitByPlanes(space, box);
+    Kokkos::parallel_for(
+        label, hostPolicy(space, box, planes), KOKKOS_LAMBDA(int index) {
+          const int jBegin = planes ? lo.y : lo.y + index % ny;
+          const int jEnd = planes ? hi.y : jBegin + 1;
+          const int k = planes ? lo.z + index : lo.z + index / ny;
+          for (int j = jBegin; j < jEnd; ++j)
+            for (int i = lo.x; i < hi.x; ++i)
+              body(i, j, k);
+        });
+  } else {
+    Kokkos::parallel_for(label, cellPolicy(space, box), body);
+  }
 }
 
 template <class Body>
@@ -43,13 +87,65 @@ template <class ExecSpace, class Body, class Reducer>
 void parallelReduce(const std::string& label, const ExecSpace& space, const Box& box,
                     const Body& body, const Reducer& reducer) {
   if (box.empty()) return;
-  Kokkos::parallel_reduce(label, cellPolicy(space, box), body, reducer);
+  if constexpr (runsOnHost<ExecSpace>) {
+    using Value = typename Reducer::value_type;
+    const IntVector lo = box.lo();
+    const IntVector hi = box.hi();
+    const int ny = box.size().y;
+    const bool planes = splitByPlanes(space, box);
+    Kokkos::parallel_reduce(
+        label, hostPolicy(space, box, planes),
+        KOKKOS_LAMBDA(int index, Value& accumulator) {
+          const int jBegin = planes ? lo.y : lo.y + index % ny;
+          const int jEnd = planes ? hi.y : jBegin + 1;
+          const int k = planes ? lo.z + index : lo.z + index / ny;
+          for (int j = jBegin; j < jEnd; ++j)
+            for (int i = lo.x; i < hi.x; ++i)
+              body(i, j, k, accumulator);
+        },
+        reducer);
+  } else {
+    Kokkos::parallel_reduce(label, cellPolicy(space, box), body, reducer);
+  }
 }
 
 template <class Body, class Reducer>
 void parallelReduce(const std::string& label, const Box& box, const Body& body,
                     const Reducer& reducer) {
   parallelReduce(label, Kokkos::DefaultExecutionSpace(), box, body, reducer);
+}
+
+// Runs body(i, j, k) for every cell of boxes[0 .. count) in one launch (a
+// patch's boundary faces, say). The boxes must not overlap unless the body
+// writes the same value to a shared cell from either box.
+template <class ExecSpace, std::size_t N, class Body>
+void parallelForBoxes(const std::string& label, const ExecSpace& space,
+                      const Kokkos::Array<Box, N>& boxes, int count, const Body& body) {
+  if (count <= 0) return;
+  if constexpr (runsOnHost<ExecSpace>) {
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, count),
+        KOKKOS_LAMBDA(int b) {
+          const Box box = boxes[b];
+          for (int k = box.lo().z; k < box.hi().z; ++k)
+            for (int j = box.lo().y; j < box.hi().y; ++j)
+              for (int i = box.lo().x; i < box.hi().x; ++i)
+                body(i, j, k);
+        });
+  } else {
+    using Policy = Kokkos::TeamPolicy<ExecSpace>;
+    Kokkos::parallel_for(
+        label, Policy(space, count, Kokkos::AUTO),
+        KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+          const Box box = boxes[team.league_rank()];
+          const IntVector n = box.size();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<int>(box.volume())),
+                               [&](int c) {
+                                 body(box.lo().x + c % n.x, box.lo().y + (c / n.x) % n.y,
+                                      box.lo().z + c / (n.x * n.y));
+                               });
+        });
+  }
 }
 
 }  // namespace tessera

@@ -223,7 +223,8 @@ TEST(ExecutionContextStencil, TilingFollowsTheOptionsWithTheSameBits) {
   };
 
   std::vector<double> untiled, hostSpace, chosen, explicitTile;
-  ExecutionContext plain("plain");
+  const std::string plainName = "plain";
+  ExecutionContext plain(plainName);
   run(plain, untiled);
   EXPECT_EQ(plain.tilesExecuted(), 0);
   EXPECT_EQ(plain.kernelsLaunched(), 1);
@@ -232,11 +233,13 @@ TEST(ExecutionContextStencil, TilingFollowsTheOptionsWithTheSameBits) {
   TilingOptions tiling;
   tiling.enabled = true;
   tiling.scratchpadBytes = 1024;
-  ExecutionContext host("host", ExecutionContext::Space::Host, tiling);
+  const std::string hostName = "host";
+  ExecutionContext host(hostName, ExecutionContext::Space::Host, tiling);
   run(host, hostSpace);
   EXPECT_EQ(host.tilesExecuted(), 0) << "host tasks never tile";
 
-  ExecutionContext device("chosen", ExecutionContext::Space::Device, tiling);
+  const std::string chosenName = "chosen";
+  ExecutionContext device(chosenName, ExecutionContext::Space::Device, tiling);
   run(device, chosen);
   const StencilFootprint footprint{1, 1, 1, sizeof(double)};
   const IntVector tile = *chooseTile(box.size(), footprint, 1024);
@@ -246,7 +249,8 @@ TEST(ExecutionContextStencil, TilingFollowsTheOptionsWithTheSameBits) {
   EXPECT_GT(device.tilesExecuted(), 1);
 
   tiling.tile = IntVector{2, 4, 2};
-  ExecutionContext fixed("fixed", ExecutionContext::Space::Device, tiling);
+  const std::string fixedName = "fixed";
+  ExecutionContext fixed(fixedName, ExecutionContext::Space::Device, tiling);
   run(fixed, explicitTile);
   EXPECT_EQ(fixed.tilesExecuted(), 4 * 2 * 2);
 
@@ -257,7 +261,8 @@ TEST(ExecutionContextStencil, TilingFollowsTheOptionsWithTheSameBits) {
   // An explicit tile larger than the box is clipped to it.
   tiling.tile = IntVector{50, 1, 50};
   tiling.scratchpadBytes = 1 << 20;
-  ExecutionContext clipped("clipped", ExecutionContext::Space::Device, tiling);
+  const std::string clippedName = "clipped";
+  ExecutionContext clipped(clippedName, ExecutionContext::Space::Device, tiling);
   std::vector<double> clippedOut;
   run(clipped, clippedOut);
   EXPECT_EQ(clipped.tilesExecuted(), 6);
@@ -279,7 +284,8 @@ TEST(ExecutionContextStencil, ScratchTooSmallIsAnInputError) {
   tiling.enabled = true;
   tiling.scratchpadBytes = 4096;
   tiling.tile = IntVector{8, 8, 8};  // (10^3 + 8^3) * 8 bytes
-  ExecutionContext tooBig("Component::tooBig", ExecutionContext::Space::Device, tiling);
+  const std::string tooBigName = "Component::tooBig";
+  ExecutionContext tooBig(tooBigName, ExecutionContext::Space::Device, tiling);
   const std::string message =
       messageOf<InputError>([&] { tooBig.stencilFor(box, 1, in, out, body); });
   EXPECT_TRUE(contains(message, "scheduler.tile")) << message;
@@ -288,7 +294,8 @@ TEST(ExecutionContextStencil, ScratchTooSmallIsAnInputError) {
 
   tiling.tile.reset();
   tiling.scratchpadBytes = 70;  // one cell needs (27 + 1) * 8 = 224 bytes
-  ExecutionContext noCell("Component::noCell", ExecutionContext::Space::Device, tiling);
+  const std::string noCellName = "Component::noCell";
+  ExecutionContext noCell(noCellName, ExecutionContext::Space::Device, tiling);
   const std::string none = messageOf<InputError>([&] { noCell.stencilFor(box, 1, in, out, body); });
   EXPECT_TRUE(contains(none, "cannot hold even one cell")) << none;
   EXPECT_TRUE(contains(none, "224")) << none;

@@ -53,6 +53,7 @@ struct GhostFill {
   Task::WhichDW dw = Task::OldDW;
   int patchId = -1;
   int numGhost = 0;
+  Ghost::Type type = Ghost::AroundCells;
   std::vector<GhostPiece> localCopies;
   // (receive message index, piece index) pairs that land in this variable.
   std::vector<std::pair<int, int>> remotePieces;

@@ -5,8 +5,29 @@
 namespace tessera {
 
 OnDemandDataWarehouse::OnDemandDataWarehouse(std::string role, int timestep, double time,
-                                             double delT)
-    : m_role(std::move(role)), m_timestep(timestep), m_time(time), m_delT(delT) {}
+                                             double delT, std::shared_ptr<VariablePool> pool)
+    : m_role(std::move(role)),
+      m_timestep(timestep),
+      m_time(time),
+      m_delT(delT),
+      m_pool(std::move(pool)) {}
+
+OnDemandDataWarehouse::~OnDemandDataWarehouse() {
+  if (!m_pool) return;
+  for (auto& [key, var] : m_grid)
+    m_pool->give(key.first, key.second, std::move(var));
+  for (auto& [key, value] : m_perPatch)
+    m_pool->give(key.first, key.second, std::move(value));
+}
+
+std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::recycledGridVariable(
+    const VarLabel* label, const Patch& patch, const Box& box) {
+  return m_pool ? m_pool->takeGrid(label, patch.id(), box) : nullptr;
+}
+
+std::any OnDemandDataWarehouse::takeRecycledPerPatch(const VarLabel* label, const Patch& patch) {
+  return m_pool ? m_pool->takePerPatch(label, patch.id()) : std::any{};
+}
 
 std::string OnDemandDataWarehouse::name() const {
   std::ostringstream out;
@@ -102,10 +123,20 @@ std::any OnDemandDataWarehouse::perPatchValue(const VarLabel* label, const Patch
 void OnDemandDataWarehouse::retainOnly(const std::set<const VarLabel*>& keep) {
   std::lock_guard<std::mutex> lock(m_mutex);
   for (auto it = m_grid.begin(); it != m_grid.end();) {
-    it = keep.count(it->first.first) ? std::next(it) : m_grid.erase(it);
+    if (keep.count(it->first.first)) {
+      ++it;
+      continue;
+    }
+    if (m_pool) m_pool->give(it->first.first, it->first.second, std::move(it->second));
+    it = m_grid.erase(it);
   }
   for (auto it = m_perPatch.begin(); it != m_perPatch.end();) {
-    it = keep.count(it->first.first) ? std::next(it) : m_perPatch.erase(it);
+    if (keep.count(it->first.first)) {
+      ++it;
+      continue;
+    }
+    if (m_pool) m_pool->give(it->first.first, it->first.second, std::move(it->second));
+    it = m_perPatch.erase(it);
   }
   m_contributions.clear();
 }

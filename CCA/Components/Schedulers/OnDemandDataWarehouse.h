@@ -3,6 +3,7 @@
 // on demand by the tasks that compute them. Thread-safe: tasks on several
 // threads may put and get at once.
 
+#include "CCA/Components/Schedulers/VariablePool.h"
 #include "CCA/Ports/DataWarehouse.h"
 
 #include <map>
@@ -15,7 +16,13 @@ namespace tessera {
 
 class OnDemandDataWarehouse final : public DataWarehouse {
  public:
-  OnDemandDataWarehouse(std::string role, int timestep, double time, double delT);
+  // With a pool, the warehouse allocates from it and returns its variables
+  // to it when it is destroyed or drops them (retainOnly).
+  OnDemandDataWarehouse(std::string role, int timestep, double time, double delT,
+                        std::shared_ptr<VariablePool> pool = nullptr);
+  ~OnDemandDataWarehouse() override;
+  OnDemandDataWarehouse(const OnDemandDataWarehouse&) = delete;
+  OnDemandDataWarehouse& operator=(const OnDemandDataWarehouse&) = delete;
 
   std::string name() const override;
   double time() const override { return m_time; }
@@ -34,6 +41,9 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   bool reducedValue(const VarLabel* label, std::byte* out) const override;
   void putPerPatchValue(const VarLabel* label, const Patch& patch, std::any value) override;
   std::any perPatchValue(const VarLabel* label, const Patch& patch) const override;
+  std::shared_ptr<GridVariableBase> recycledGridVariable(const VarLabel* label, const Patch& patch,
+                                                         const Box& box) override;
+  std::any takeRecycledPerPatch(const VarLabel* label, const Patch& patch) override;
 
   // ---- runtime side ----
   void setGhostLayers(const std::map<const VarLabel*, int>& layers);
@@ -42,6 +52,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   // This rank's contributions to a reduction, by patch id.
   std::map<int, std::vector<std::byte>> reductionContributions(const VarLabel* label) const;
   void setReducedValue(const VarLabel* label, const std::byte* value);
+  void setPool(std::shared_ptr<VariablePool> pool) { m_pool = std::move(pool); }
   // Drops every variable whose label is not in `keep`.
   void retainOnly(const std::set<const VarLabel*>& keep);
   std::vector<const VarLabel*> gridLabels() const;
@@ -59,6 +70,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   std::map<const VarLabel*, std::map<int, std::vector<std::byte>>> m_contributions;
   std::map<const VarLabel*, std::vector<std::byte>> m_reduced;
   std::map<Key, std::any> m_perPatch;
+  std::shared_ptr<VariablePool> m_pool;
 };
 
 }  // namespace tessera

@@ -5,6 +5,7 @@
 #include "Core/Util/Timer.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -14,22 +15,40 @@ namespace {
 
 using FillKey = std::tuple<const VarLabel*, int /*dw*/, int /*patch*/>;
 using MessageKey = std::tuple<int /*from*/, int /*to*/, int /*phase*/>;
+using LabelDW = std::pair<const VarLabel*, int /*dw*/>;
 
-// Everything compile() works out for all ranks before it keeps its own part.
+// The patches a task runs on, with a membership test that costs nothing
+// for the usual case (every patch of the level) and a binary search otherwise.
+class PatchSet {
+ public:
+  PatchSet(const std::vector<const Patch*>& patches, int levelPatches)
+      : m_patches(&patches), m_all(static_cast<int>(patches.size()) == levelPatches) {}
+  const std::vector<const Patch*>& patches() const { return *m_patches; }
+  bool contains(const Patch& patch) const {
+    if (m_all) return true;
+    return std::binary_search(m_patches->begin(), m_patches->end(), &patch,
+                              [](const Patch* a, const Patch* b) { return a->id() < b->id(); });
+  }
+
+ private:
+  const std::vector<const Patch*>* m_patches;
+  bool m_all;
+};
+
+// What compile() works out for one rank. Its cost follows this rank's
+// patches and their neighbours: a remote patch is looked at only when it
+// exchanges ghost cells with a local one.
 class GraphBuilder {
  public:
   GraphBuilder(const Grid& grid, const std::vector<int>& patchRanks, int rank, CompiledGraph& graph,
-               const std::vector<std::vector<const Patch*>>& patchSets,
+               std::vector<PatchSet> patchSets,
                const std::map<const VarLabel*, std::vector<int>>& chains)
-      : m_grid(grid), m_ranks(patchRanks), m_rank(rank), m_graph(graph), m_patchSets(patchSets) {
-    for (const auto& [label, chain] : chains) {
-      for (int task : chain) {
-        for (const Patch* patch : patchSets[static_cast<std::size_t>(task)]) {
-          m_writersOnPatch[{label, patch->id()}].push_back(task);
-        }
-      }
-    }
-  }
+      : m_grid(grid),
+        m_ranks(patchRanks),
+        m_rank(rank),
+        m_graph(graph),
+        m_patchSets(std::move(patchSets)),
+        m_chains(chains) {}
 
   void build() {
     collectGhostDepths();
@@ -40,24 +59,32 @@ class GraphBuilder {
 
  private:
   int owner(int patchId) const { return m_ranks[static_cast<std::size_t>(patchId)]; }
+  const PatchSet& patchSet(int task) const { return m_patchSets[static_cast<std::size_t>(task)]; }
 
-  // The task that leaves `label` on `patchId` in the state task `reader` sees.
-  int writerFor(const VarLabel* label, int patchId, int reader, const Task& readerTask) const {
-    auto found = m_writersOnPatch.find({label, patchId});
-    if (found == m_writersOnPatch.end() || found->second.empty()) {
+  // The task that leaves `label` on `patch` in the state task `reader` sees:
+  // the writer before `reader` when it modifies the label, else the last one.
+  int writerFor(const VarLabel* label, const Patch& patch, int reader,
+                const Task& readerTask) const {
+    int previous = -1;
+    auto chain = m_chains.find(label);
+    if (chain != m_chains.end()) {
+      for (int writer : chain->second) {
+        if (!patchSet(writer).contains(patch)) continue;
+        if (writer == reader) {
+          TESSERA_REQUIRE_THROWS(previous >= 0, "task '" << readerTask.name() << "' reads '"
+                                                         << label->name()
+                                                         << "' before computing it");
+          return previous;
+        }
+        previous = writer;
+      }
+    }
+    if (previous < 0) {
       TESSERA_FAIL("task '" << readerTask.name() << "' needs '" << label->name()
-                            << "' from NewDW on patch " << patchId
+                            << "' from NewDW on patch " << patch.id()
                             << ", but no task computes it there");
     }
-    const auto& chain = found->second;
-    auto self = std::find(chain.begin(), chain.end(), reader);
-    if (self != chain.end()) {
-      TESSERA_REQUIRE_THROWS(self != chain.begin(), "task '" << readerTask.name() << "' reads '"
-                                                             << label->name()
-                                                             << "' before computing it");
-      return *(self - 1);
-    }
-    return chain.back();
+    return previous;
   }
 
   void collectGhostDepths() {
@@ -66,16 +93,21 @@ class GraphBuilder {
         if (dep.access != Task::Access::Requires) continue;
         int& layers = m_graph.ghostLayers[dep.label];
         layers = std::max(layers, dep.numGhost);
-        int& perDW = m_ghostDepth[{dep.label, dep.dw}];
-        perDW = std::max(perDW, dep.numGhost);
         if (dep.dw == Task::OldDW) m_graph.oldDWReads.insert(dep.label);
+        if (dep.numGhost == 0) continue;
+        const LabelDW key{dep.label, dep.dw};
+        int& depth = m_ghostDepth[key];
+        depth = std::max(depth, dep.numGhost);
+        Ghost::Type& type = m_ghostType[key];
+        type = widerGhost(type, dep.ghost);
+        m_maxDepth = std::max(m_maxDepth, depth);
       }
     }
   }
 
   void createLocalTasks() {
     for (std::size_t t = 0; t < m_graph.tasks.size(); ++t) {
-      for (const Patch* patch : m_patchSets[t]) {
+      for (const Patch* patch : patchSet(static_cast<int>(t)).patches()) {
         if (owner(patch->id()) != m_rank) continue;
         DetailedTask node;
         node.id = static_cast<int>(m_graph.detailedTasks.size());
@@ -95,12 +127,8 @@ class GraphBuilder {
         node.reduction = dep.label;
         node.contributionsPerRank.assign(
             static_cast<std::size_t>(*std::max_element(m_ranks.begin(), m_ranks.end()) + 1), 0);
-        for (const Patch* patch : m_patchSets[t]) {
-          const auto owner = static_cast<std::size_t>(this->owner(patch->id()));
-          if (owner >= node.contributionsPerRank.size())
-            node.contributionsPerRank.resize(owner + 1, 0);
-          ++node.contributionsPerRank[owner];
-        }
+        for (const Patch* patch : patchSet(static_cast<int>(t)).patches())
+          ++node.contributionsPerRank[static_cast<std::size_t>(owner(patch->id()))];
         m_reductionNode[dep.label] = node.id;
         m_graph.detailedTasks.push_back(node);
       }
@@ -145,10 +173,14 @@ class GraphBuilder {
           continue;
         }
         addPredecessor(node,
-                       localNode(writerFor(dep.label, patchId, node.taskIndex, task), patchId));
+                       localNode(writerFor(dep.label, *node.patch, node.taskIndex, task), patchId));
         if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, *node.patch, node));
       }
     }
+  }
+
+  std::vector<GhostRegion> regionsOf(const Patch& patch, const LabelDW& key) const {
+    return patch.level().ghostRegions(patch, m_ghostDepth.at(key), m_ghostType.at(key));
   }
 
   // The ghost fill of (label, dw) on `patch`, created on first use; local
@@ -163,7 +195,8 @@ class GraphBuilder {
       fill.dw = dw;
       fill.patchId = patch.id();
       fill.numGhost = m_ghostDepth.at({label, dw});
-      for (const GhostRegion& region : patch.level().ghostRegions(patch, fill.numGhost)) {
+      fill.type = m_ghostType.at({label, dw});
+      for (const GhostRegion& region : regionsOf(patch, {label, dw})) {
         if (owner(region.source->id()) != m_rank) continue;
         fill.localCopies.push_back(
             {label, dw, region.source->id(), patch.id(), region.sourceBox, region.offset, 0});
@@ -177,33 +210,63 @@ class GraphBuilder {
     if (dw == Task::NewDW) {
       const Task& task = m_graph.tasks[static_cast<std::size_t>(reader.taskIndex)];
       for (const GhostPiece& copy : m_graph.fills[static_cast<std::size_t>(index)].localCopies) {
-        addPredecessor(reader, localNode(writerFor(label, copy.sourcePatch, reader.taskIndex, task),
+        const Patch& source = m_grid.patchById(copy.sourcePatch);
+        addPredecessor(reader, localNode(writerFor(label, source, reader.taskIndex, task),
                                          copy.sourcePatch));
       }
     }
     return index;
   }
 
-  // Walks every ghost fill of every rank in one canonical order so that the
-  // sender and the receiver of a message list its pieces identically.
+  // The patches that can take part in a message to or from this rank: the
+  // local ones and every patch near one of them, in id order.
+  std::vector<const Patch*> exchangePartners() const {
+    std::set<int> ids;
+    if (m_maxDepth == 0) return {};
+    for (const Level* level : levels()) {
+      for (const Patch& patch : level->patches()) {
+        if (owner(patch.id()) != m_rank) continue;
+        for (const Patch* near : level->patchesNear(patch, m_maxDepth))
+          ids.insert(near->id());
+      }
+    }
+    std::vector<const Patch*> partners;
+    partners.reserve(ids.size());
+    for (int id : ids)
+      partners.push_back(&m_grid.patchById(id));
+    return partners;
+  }
+
+  std::vector<const Level*> levels() const {
+    std::vector<const Level*> all;
+    for (int l = 0; l < m_grid.numLevels(); ++l)
+      all.push_back(&m_grid.level(l));
+    return all;
+  }
+
+  // Walks the ghost fills of the exchange partners in one canonical order
+  // (task, patch id, dependency, region) so that the sender and the
+  // receiver of a message list its pieces identically: both see every
+  // patch that the message concerns.
   void buildMessages() {
     std::map<MessageKey, Message> messages;
     std::set<FillKey> visited;
+    const std::vector<const Patch*> partners = exchangePartners();
     for (std::size_t t = 0; t < m_graph.tasks.size(); ++t) {
       const Task& task = m_graph.tasks[t];
-      for (const Patch* patch : m_patchSets[t]) {
+      for (const Patch* patch : partners) {
+        if (!patchSet(static_cast<int>(t)).contains(*patch)) continue;
         for (const Task::Dependency& dep : task.dependencies()) {
           if (dep.access != Task::Access::Requires || dep.numGhost == 0) continue;
           if (!visited.insert({dep.label, dep.dw, patch->id()}).second) continue;
           const int receiver = owner(patch->id());
-          const int depth = m_ghostDepth.at({dep.label, dep.dw});
-          for (const GhostRegion& region : patch->level().ghostRegions(*patch, depth)) {
+          for (const GhostRegion& region : regionsOf(*patch, {dep.label, dep.dw})) {
             const int sender = owner(region.source->id());
             if (sender == receiver || (sender != m_rank && receiver != m_rank)) continue;
             int phase = 0;
             int writer = -1;
             if (dep.dw == Task::NewDW) {
-              writer = writerFor(dep.label, region.source->id(), static_cast<int>(t), task);
+              writer = writerFor(dep.label, *region.source, static_cast<int>(t), task);
               phase = 1 + writer;
             }
             Message& message = messages[{sender, receiver, phase}];
@@ -250,9 +313,11 @@ class GraphBuilder {
   const std::vector<int>& m_ranks;
   int m_rank;
   CompiledGraph& m_graph;
-  const std::vector<std::vector<const Patch*>>& m_patchSets;
-  std::map<std::pair<const VarLabel*, int>, std::vector<int>> m_writersOnPatch;
-  std::map<std::pair<const VarLabel*, int>, int> m_ghostDepth;
+  std::vector<PatchSet> m_patchSets;
+  const std::map<const VarLabel*, std::vector<int>>& m_chains;
+  std::map<LabelDW, int> m_ghostDepth;
+  std::map<LabelDW, Ghost::Type> m_ghostType;
+  int m_maxDepth = 0;
   std::map<std::pair<int, int>, int> m_nodeOf;
   std::map<const VarLabel*, int> m_reductionNode;
   std::map<FillKey, int> m_fillOf;
@@ -261,8 +326,9 @@ class GraphBuilder {
 }  // namespace
 
 void TaskGraph::addTask(Task task, std::vector<const Patch*> patches) {
-  std::sort(patches.begin(), patches.end(),
-            [](const Patch* a, const Patch* b) { return a->id() < b->id(); });
+  const auto byId = [](const Patch* a, const Patch* b) { return a->id() < b->id(); };
+  if (!std::is_sorted(patches.begin(), patches.end(), byId))
+    std::sort(patches.begin(), patches.end(), byId);
   m_entries.push_back({std::move(task), std::move(patches)});
 }
 
@@ -284,18 +350,20 @@ CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patch
   graph.name = m_name;
   graph.grid = &grid;
   graph.rank = rank;
-  std::vector<std::vector<const Patch*>> patchSets;
+  std::vector<PatchSet> patchSets;
   for (int original : order.order) {
+    const Entry& entry = m_entries[static_cast<std::size_t>(original)];
     position[static_cast<std::size_t>(original)] = static_cast<int>(graph.tasks.size());
-    graph.tasks.push_back(m_entries[static_cast<std::size_t>(original)].task);
-    patchSets.push_back(m_entries[static_cast<std::size_t>(original)].patches);
+    graph.tasks.push_back(entry.task);
+    const int levelPatches = entry.patches.empty() ? 0 : entry.patches.front()->level().numPatches();
+    patchSets.emplace_back(entry.patches, levelPatches);
   }
   std::map<const VarLabel*, std::vector<int>> chains;
   for (const auto& [label, chain] : order.writerChains) {
     for (int task : chain)
       chains[label].push_back(position[static_cast<std::size_t>(task)]);
   }
-  GraphBuilder(grid, patchRanks, rank, graph, patchSets, chains).build();
+  GraphBuilder(grid, patchRanks, rank, graph, std::move(patchSets), chains).build();
   graph.compileSeconds = timer.seconds();
   return graph;
 }

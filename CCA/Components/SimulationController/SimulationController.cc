@@ -64,6 +64,25 @@ std::vector<FieldDigest> digestFields(const Application& app, const Level& level
   return digests;
 }
 
+// Storage for the cell variables the timestep graph computes on this rank,
+// allocated and touched now rather than inside the first timestep.
+void reserveTimestepStorage(const CompiledGraph& graph, const OnDemandDataWarehouse& current,
+                            VariablePool& pool) {
+  for (const DetailedTask& node : graph.detailedTasks) {
+    if (node.kind != DetailedTask::Kind::PatchTask) continue;
+    for (const Task::Dependency& dep : graph.tasks[static_cast<std::size_t>(node.taskIndex)].dependencies()) {
+      if (dep.access != Task::Access::Computes || dep.label->kind() != VarKind::CellCentered)
+        continue;
+      const auto prototype = current.findGridVariable(dep.label, *node.patch);
+      if (!prototype) continue;  // first computed in the loop: its first step allocates it
+      const auto layers = graph.ghostLayers.find(dep.label);
+      const int ghost = layers == graph.ghostLayers.end() ? 0 : layers->second;
+      pool.reserve(dep.label, node.patch->id(), *prototype,
+                   node.patch->level().ghostedBox(*node.patch, ghost));
+    }
+  }
+}
+
 SchedulerStats sumOverRanks(const SchedulerStats& mine, const Communicator& comm) {
   SchedulerStats total = mine;
   total.tasksRun = comm.allreduceSum(mine.tasksRun);
@@ -178,13 +197,15 @@ RunResult SimulationController::run(const RunOptions& options) {
     if (!statsOut) throw InputError("cannot write statistics to '" + options.statsFile + "'");
   }
   const auto recordTimestepGraph = [&] {
-    // The timestep graph is compiled once and reused while the grid and the
-    // load balance stay as they are.
     sched.beginGraph("timestep");
     app->scheduleTimeAdvance(level, sched);
     app->scheduleComputeStableTimestep(level, sched);
-    return sched.compile(grid, patchRanks);
   };
+  // The timestep graph is compiled once, before initialisation (so that the
+  // initial state is allocated with the ghost room the timestep reads), and
+  // reused while the grid and the load balance stay as they are.
+  recordTimestepGraph();
+  CompiledGraph stepGraph = sched.compile(grid, patchRanks);
   DataArchiver archiver(
       m_deck,
       DataArchiver::defaultBase(m_deck.file(), options.restart ? options.restart->directory : ""),
@@ -193,16 +214,18 @@ RunResult SimulationController::run(const RunOptions& options) {
   for (const VarLabel* label : labels.all()) {
     if (label->kind() == VarKind::Reduction) reductionLabels.push_back(label);
   }
-  auto oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", 0, control.initTime, 0.0);
+  // The warehouses of the run recycle each other's storage.
+  const auto pool = std::make_shared<VariablePool>();
+  auto oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", 0, control.initTime, 0.0, pool);
   std::unique_ptr<OnDemandDataWarehouse> newDW;
   double time = control.initTime;
   int step = 0;
   if (options.restart) {
-    const CompiledGraph preview = recordTimestepGraph();
     auto restored = DataArchiver::restore(options.restart->directory, options.restart->timestep,
                                           level, patchRanks, app->stateLabels(), reductionLabels,
-                                          preview.ghostLayers, m_world, m_log);
+                                          stepGraph.ghostLayers, m_world, m_log);
     newDW = std::move(restored.dw);
+    newDW->setPool(pool);
     time = restored.step.time;
     step = restored.step.timestep;
     sched.beginGraph("restartInitialize");
@@ -212,7 +235,8 @@ RunResult SimulationController::run(const RunOptions& options) {
     archiver.setup(grid, patchRanks, labels, app->stateLabels(), componentName(m_deck),
                    restored.file);
   } else {
-    newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, control.initTime, 0.0);
+    newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, control.initTime, 0.0, pool);
+    newDW->setGhostLayers(stepGraph.ghostLayers);
     sched.beginGraph("initialize");
     app->scheduleInitialize(level, sched);
     app->scheduleComputeStableTimestep(level, sched);
@@ -221,7 +245,8 @@ RunResult SimulationController::run(const RunOptions& options) {
     archiver.afterTimestep(0, time, 0.0, time, *newDW, control.finished(time, step));
   }
 
-  CompiledGraph stepGraph = recordTimestepGraph();
+  recordTimestepGraph();  // what rebuild_every_timestep and --emit-taskgraph compile
+  reserveTimestepStorage(stepGraph, *newDW, *pool);
   m_log.info("timestep graph: ", stepGraph.tasks.size(), " tasks, ", stepGraph.detailedTasks.size(),
              " detailed tasks, ", stepGraph.sends.size(), " sends and ", stepGraph.receives.size(),
              " receives on rank 0; compiled in ", std::setprecision(3),
@@ -251,7 +276,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     oldDW = std::move(newDW);
     oldDW->setRole("OldDW");
     oldDW->retainOnly(keep);
-    newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", step + 1, next, delT);
+    newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", step + 1, next, delT, pool);
     if (rebuildEveryStep) {
       stepGraph = sched.compile(grid, patchRanks);
       m_log.debug("recompiled the timestep graph in ", stepGraph.compileSeconds * 1e3, " ms");

@@ -5,6 +5,7 @@
 
 #include "Core/Grid/Box.h"
 #include "Core/Grid/VarLabel.h"
+#include "Core/Grid/Variables/BoxCopy.h"
 #include "Core/Grid/Variables/CellArray.h"
 #include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Grid/Variables/GridVariableBase.h"
@@ -59,26 +60,12 @@ class CCVariable : public GridVariableBase {
 
   void pack(const Box& region, std::byte* out) const override {
     checkInside(region, "pack");
-    const CellArray<T> a = hostArray();
-    const int rowCells = region.size().x;
-    std::size_t offset = 0;
-    for (int k = region.lo().z; k < region.hi().z; ++k)
-      for (int j = region.lo().y; j < region.hi().y; ++j) {
-        std::memcpy(out + offset, &a(region.lo().x, j, k), rowCells * sizeof(T));
-        offset += rowCells * sizeof(T);
-      }
+    copyBox(denseCells(reinterpret_cast<T*>(out), region.size()), cells(region), region.size());
   }
 
   void unpack(const Box& region, const std::byte* in) override {
     checkInside(region, "unpack");
-    const CellArray<T> a = hostArray();
-    const int rowCells = region.size().x;
-    std::size_t offset = 0;
-    for (int k = region.lo().z; k < region.hi().z; ++k)
-      for (int j = region.lo().y; j < region.hi().y; ++j) {
-        std::memcpy(&a(region.lo().x, j, k), in + offset, rowCells * sizeof(T));
-        offset += rowCells * sizeof(T);
-      }
+    copyBox(cells(region), denseCells(reinterpret_cast<const T*>(in), region.size()), region.size());
   }
 
   void copyFrom(const GridVariableBase& source, const Box& sourceRegion,
@@ -89,15 +76,10 @@ class CCVariable : public GridVariableBase {
         typed->box().contains(sourceRegion) && m_box.contains(sourceRegion.shift(offset)),
         "copy of " << sourceRegion << " + " << offset << " from " << typed->box() << " to " << m_box
                    << " leaves the allocations");
-    const CellArray<const T> from = typed->hostArray();
-    const CellArray<T> to = hostArray();
-    const int rowCells = sourceRegion.size().x;
-    for (int k = sourceRegion.lo().z; k < sourceRegion.hi().z; ++k)
-      for (int j = sourceRegion.lo().y; j < sourceRegion.hi().y; ++j) {
-        std::memcpy(&to(sourceRegion.lo().x + offset.x, j + offset.y, k + offset.z),
-                    &from(sourceRegion.lo().x, j, k), rowCells * sizeof(T));
-      }
+    copyBox(cells(sourceRegion.shift(offset)), typed->cells(sourceRegion), sourceRegion.size());
   }
+
+  void zero() override { fill(T{}); }
 
   std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const override {
     return std::make_unique<CCVariable<T>>(box, m_data.label());
@@ -107,7 +89,7 @@ class CCVariable : public GridVariableBase {
     checkInside(region, "digest");
     const CellArray<const T> a = hostArray();
     std::uint64_t sum = 0;
-    region.forEachCell([&](const IntVector& c) { sum += cellDigest(c, valueBits(a(c))); });
+    region.forEachCell([&](const IntVector& c) { sum += cellDigest(c.x, c.y, c.z, valueBits(a(c))); });
     return sum;
   }
 
@@ -116,6 +98,12 @@ class CCVariable : public GridVariableBase {
     static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible,
                   "host access to a device-only variable needs a mirror");
     return array();
+  }
+  // The cells of `region` in this variable's (host) memory.
+  StridedCells<T> cells(const Box& region) const {
+    const IntVector n = m_box.size();
+    return {hostArray().data() + m_box.linearIndex(region.lo()), n.x,
+            static_cast<std::int64_t>(n.x) * n.y};
   }
   void checkInside(const Box& region, const char* what) const {
     TESSERA_REQUIRE_THROWS(m_box.contains(region),

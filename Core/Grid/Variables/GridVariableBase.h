@@ -24,6 +24,9 @@ class GridVariableBase {
   // Copies `sourceRegion` of `source` to `sourceRegion.shift(offset)` here.
   virtual void copyFrom(const GridVariableBase& source, const Box& sourceRegion,
                         const IntVector& offset) = 0;
+  // Sets every cell to zero with a kernel (which also places the pages near
+  // the threads that will use them); call from the thread that owns Kokkos.
+  virtual void zero() = 0;
   // A new variable of the same type over `box`, uninitialised.
   virtual std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const = 0;
   // Order-independent digest of the cells in `region` (see FieldDigest.h).

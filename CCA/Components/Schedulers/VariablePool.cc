@@ -1,0 +1,49 @@
+#include "CCA/Components/Schedulers/VariablePool.h"
+
+namespace tessera {
+
+void VariablePool::give(const VarLabel* label, int patchId, std::shared_ptr<GridVariableBase> var) {
+  // A variable somebody still holds (an archive writer, a test) is not reused.
+  if (!var || var.use_count() != 1) return;
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  m_grid[{label, patchId}] = std::move(var);
+}
+
+void VariablePool::give(const VarLabel* label, int patchId, std::any value) {
+  if (!value.has_value()) return;
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  m_perPatch[{label, patchId}] = std::move(value);
+}
+
+void VariablePool::reserve(const VarLabel* label, int patchId, const GridVariableBase& prototype,
+                           const Box& box) {
+  std::shared_ptr<GridVariableBase> var = prototype.cloneEmpty(box);
+  var->zero();
+  give(label, patchId, std::move(var));
+}
+
+std::shared_ptr<GridVariableBase> VariablePool::takeGrid(const VarLabel* label, int patchId,
+                                                         const Box& box) {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_grid.find({label, patchId});
+  if (found == m_grid.end()) return nullptr;
+  std::shared_ptr<GridVariableBase> var = std::move(found->second);
+  m_grid.erase(found);
+  return var->box() == box ? var : nullptr;
+}
+
+std::any VariablePool::takePerPatch(const VarLabel* label, int patchId) {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_perPatch.find({label, patchId});
+  if (found == m_perPatch.end()) return {};
+  std::any value = std::move(found->second);
+  m_perPatch.erase(found);
+  return value;
+}
+
+std::size_t VariablePool::size() const {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  return m_grid.size() + m_perPatch.size();
+}
+
+}  // namespace tessera
