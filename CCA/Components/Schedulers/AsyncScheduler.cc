@@ -186,13 +186,12 @@ class AsyncScheduler::ControlLoop {
   }
 
   void submit(const DetailedTask& n) {
-    const Task& task = m_state.taskOf(n);
-    const Patch* patch = n.patch;
-    ExecutionState* state = &m_state;
-    const TilingOptions tiling = m_options.tiling;
-    SchedulerStats* deviceStats = &m_deviceStats;
-    m_device.submit([&task, patch, state, tiling, deviceStats] {
-      AsyncScheduler::runTask(task, *patch, state->oldDW(), state->newDW(), tiling, *deviceStats);
+    m_onDevice = &n;
+    // Captures one pointer: std::function keeps it inline, so handing a
+    // task to the device allocates nothing.
+    m_device.submit([this] {
+      AsyncScheduler::runTask(m_state.taskOf(*m_onDevice), *m_onDevice->patch, m_state.oldDW(),
+                              m_state.newDW(), m_options.tiling, m_deviceStats);
     });
   }
 
@@ -210,6 +209,7 @@ class AsyncScheduler::ControlLoop {
   std::vector<int> m_reductionOrder;
   std::size_t m_nextReduction = 0;
   int m_running = -1;
+  const DetailedTask* m_onDevice = nullptr;  // read by the device while it runs the task
 };
 
 AsyncScheduler::AsyncScheduler(const Communicator& world, const SchedulerOptions& options,
@@ -222,30 +222,61 @@ AsyncScheduler::AsyncScheduler(const Communicator& world, const SchedulerOptions
                      }()),
       m_mode(mode) {}
 
+AsyncScheduler::~AsyncScheduler() {
+  if (!m_control.joinable()) return;
+  {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_stopping = true;
+  }
+  m_wake.notify_one();
+  m_control.join();
+}
+
+void AsyncScheduler::controlThread() {
+  while (true) {
+    Job* job = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(m_mutex);
+      m_wake.wait(lock, [&] { return m_job != nullptr || m_stopping; });
+      if (m_job == nullptr) return;  // stopping
+      job = m_job;
+      m_job = nullptr;
+    }
+    try {
+      ControlLoop(*job->state, m_device, m_options, m_mode, *job->controlStats, *job->deviceStats,
+                  m_comm.rank())
+          .run();
+    } catch (...) {
+      job->failure = std::current_exception();
+    }
+    m_device.close();  // lets execute()'s serve() return
+  }
+}
+
 void AsyncScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                              OnDemandDataWarehouse& newDW) {
   SchedulerStats controlStats;
   SchedulerStats deviceStats;
-  DeviceExecutor device;
-  std::exception_ptr failure;
+  const double busyBefore = m_device.busySeconds();
+  Job job;
   {
-    ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, m_executions++);
-    std::thread control([&] {
-      try {
-        ControlLoop(state, device, m_options, m_mode, controlStats, deviceStats, m_comm.rank())
-            .run();
-      } catch (...) {
-        failure = std::current_exception();
-      }
-      device.close();
-    });
-    device.serve();  // this thread runs the kernels until the control thread is done
-    control.join();
+    ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, m_executions++, m_buffers);
+    job.state = &state;
+    job.controlStats = &controlStats;
+    job.deviceStats = &deviceStats;
+    m_device.reopen();
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      m_job = &job;
+    }
+    if (!m_control.joinable()) m_control = std::thread([this] { controlThread(); });
+    m_wake.notify_one();
+    m_device.serve();  // this thread runs the kernels until the control thread is done
   }
-  controlStats.deviceBusySeconds += device.busySeconds();
+  controlStats.deviceBusySeconds += m_device.busySeconds() - busyBefore;
   m_stats += controlStats;
   m_stats += deviceStats;
-  if (failure) std::rethrow_exception(failure);
+  if (job.failure) std::rethrow_exception(job.failure);
 }
 
 }  // namespace tessera

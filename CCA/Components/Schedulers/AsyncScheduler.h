@@ -11,7 +11,13 @@
 //     ranks wait for.
 // See docs/threading.md.
 
+#include "CCA/Components/Schedulers/DeviceExecutor.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 namespace tessera {
 
@@ -20,16 +26,34 @@ class AsyncScheduler final : public GraphScheduler {
   enum class Mode { Sync, Async };
 
   AsyncScheduler(const Communicator& world, const SchedulerOptions& options, Mode mode);
+  // Stops and joins the control thread.
+  ~AsyncScheduler() override;
   std::string modeName() const override { return m_mode == Mode::Sync ? "sync" : "async"; }
 
   // Call on the thread that initialised Kokkos: it becomes the device while
-  // a control thread runs the graph.
+  // the control thread runs the graph. The control thread is started by the
+  // first call and serves every later one (none is created per timestep).
   void execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                OnDemandDataWarehouse& newDW) override;
 
  private:
   class ControlLoop;
+  // One graph handed to the control thread.
+  struct Job {
+    ExecutionState* state = nullptr;
+    SchedulerStats* controlStats = nullptr;
+    SchedulerStats* deviceStats = nullptr;
+    std::exception_ptr failure;
+  };
+  void controlThread();
+
   Mode m_mode;
+  DeviceExecutor m_device;
+  std::thread m_control;
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  Job* m_job = nullptr;  // set by execute, cleared by the control thread when taken
+  bool m_stopping = false;
 };
 
 }  // namespace tessera

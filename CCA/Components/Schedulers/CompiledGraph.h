@@ -67,6 +67,7 @@ struct DetailedTask {
   const Patch* patch = nullptr;           // PatchTask only
   const VarLabel* reduction = nullptr;    // Reduction only
   std::vector<int> predecessors;          // local detailed tasks that must finish first
+  std::vector<int> successors;            // the local detailed tasks that wait for this one
   std::vector<int> fills;                 // ghost fills to perform before running
   std::vector<int> sendsToRelease;        // send messages this task helps produce
   std::vector<int> contributors;          // Reduction only: local tasks that contribute

@@ -65,4 +65,9 @@ void DeviceExecutor::close() {
   m_wake.notify_one();
 }
 
+void DeviceExecutor::reopen() {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  m_closed = false;
+}
+
 }  // namespace tessera

@@ -31,6 +31,9 @@ class DeviceExecutor {
   bool waitFor(std::chrono::microseconds limit);
   // Lets serve() return once the current work is done.
   void close();
+  // Lets a closed executor serve again: the device and control threads of
+  // a scheduler live for the whole run and serve one graph at a time.
+  void reopen();
   // Seconds the device spent running work.
   double busySeconds() const { return m_busySeconds; }
 

@@ -26,10 +26,24 @@ ExecutionState::CommTimer::~CommTimer() {
   if (m_overlapped) m_state.m_stats.commOverlapSeconds += elapsed;
 }
 
+void MessageBuffers::prepare(const CompiledGraph& graph) {
+  receives.resize(graph.receives.size());
+  for (std::size_t r = 0; r < graph.receives.size(); ++r)
+    receives[r].resize(graph.receives[r].bytes);
+  sends.resize(graph.sends.size());
+  for (std::size_t s = 0; s < graph.sends.size(); ++s)
+    sends[s].resize(graph.sends[s].bytes);
+}
+
 ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                                OnDemandDataWarehouse& newDW, const Communicator& comm,
-                               SchedulerStats& stats, int execution)
-    : m_graph(graph), m_oldDW(oldDW), m_newDW(newDW), m_comm(comm), m_stats(stats) {
+                               SchedulerStats& stats, int execution, MessageBuffers& buffers)
+    : m_graph(graph),
+      m_oldDW(oldDW),
+      m_newDW(newDW),
+      m_comm(comm),
+      m_stats(stats),
+      m_buffers(buffers) {
   TESSERA_REQUIRE_THROWS(graph.grid != nullptr && graph.rank == comm.rank(),
                          "graph '" << graph.name << "' was not compiled for this rank");
   // Phases 0 .. tasks.size() shifted into this execution's window of tags.
@@ -40,16 +54,14 @@ ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse
   const int windows = found ? std::max(1, *tagUpperBound / phases) : 1;
   m_tagBase = (std::max(execution, 0) % windows) * phases;
   const std::size_t n = graph.detailedTasks.size();
-  m_successors.resize(n);
   m_pendingPredecessors.resize(n);
   m_started.assign(n, false);
   m_done.assign(n, false);
   for (const DetailedTask& task : graph.detailedTasks) {
     m_pendingPredecessors[static_cast<std::size_t>(task.id)] =
         static_cast<int>(task.predecessors.size());
-    for (int p : task.predecessors)
-      m_successors[static_cast<std::size_t>(p)].push_back(task.id);
   }
+  m_buffers.prepare(graph);
   m_fillDone.assign(graph.fills.size(), false);
   m_reductions.reserve(n);
 }
@@ -77,17 +89,16 @@ const Patch& ExecutionState::patch(int id) const {
 void ExecutionState::start(bool deferInitialSends) {
   m_newDW.setGhostLayers(m_graph.ghostLayers);
   const CommTimer timer(*this);
-  m_recvBuffers.resize(m_graph.receives.size());
   m_recvRequests.assign(m_graph.receives.size(), MPI_REQUEST_NULL);
   m_recvDone.assign(m_graph.receives.size(), false);
   for (std::size_t r = 0; r < m_graph.receives.size(); ++r) {
     const Message& message = m_graph.receives[r];
-    m_recvBuffers[r].resize(message.bytes);
-    TESSERA_MPI_CHECK(MPI_Irecv(m_recvBuffers[r].data(), static_cast<int>(message.bytes), MPI_BYTE,
-                                message.peer, mpiTag(message), m_comm.get(), &m_recvRequests[r]));
+    TESSERA_MPI_CHECK(MPI_Irecv(m_buffers.receives[r].data(), static_cast<int>(message.bytes),
+                                MPI_BYTE, message.peer, mpiTag(message), m_comm.get(),
+                                &m_recvRequests[r]));
   }
-  m_sendBuffers.resize(m_graph.sends.size());
   m_sendRequests.assign(m_graph.sends.size(), MPI_REQUEST_NULL);
+  m_sendDone.assign(m_graph.sends.size(), false);
   m_pendingProducers.resize(m_graph.sends.size());
   for (std::size_t s = 0; s < m_graph.sends.size(); ++s) {
     m_pendingProducers[s] = static_cast<int>(m_graph.sends[s].producers.size());
@@ -108,7 +119,7 @@ std::vector<int> ExecutionState::finish(int id) {
   m_done[static_cast<std::size_t>(id)] = true;
   ++m_finished;
   std::vector<int> ready;
-  for (int successor : m_successors[static_cast<std::size_t>(id)]) {
+  for (int successor : node(id).successors) {
     if (--m_pendingPredecessors[static_cast<std::size_t>(successor)] == 0)
       ready.push_back(successor);
   }
@@ -121,10 +132,9 @@ std::vector<int> ExecutionState::finish(int id) {
 void ExecutionState::postSend(int index) {
   const CommTimer timer(*this);
   const Message& message = m_graph.sends[static_cast<std::size_t>(index)];
-  std::vector<std::byte>& buffer = m_sendBuffers[static_cast<std::size_t>(index)];
+  std::vector<std::byte>& buffer = m_buffers.sends[static_cast<std::size_t>(index)];
   {
     const ScopedTimer packing(m_stats.packSeconds);
-    buffer.resize(message.bytes);
     for (const GhostPiece& piece : message.pieces) {
       OnDemandDataWarehouse& dw = piece.dw == Task::OldDW ? m_oldDW : m_newDW;
       const auto var = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
@@ -155,10 +165,10 @@ bool ExecutionState::progressMessages() {
     m_stats.bytesReceived += static_cast<std::int64_t>(m_graph.receives[r].bytes);
   }
   for (std::size_t s = 0; s < m_sendRequests.size(); ++s) {
-    if (m_sendRequests[s] == MPI_REQUEST_NULL || m_sendBuffers[s].empty()) continue;
+    if (m_sendRequests[s] == MPI_REQUEST_NULL || m_sendDone[s]) continue;
     int done = 0;
     TESSERA_MPI_CHECK(MPI_Test(&m_sendRequests[s], &done, MPI_STATUS_IGNORE));
-    if (done) std::vector<std::byte>().swap(m_sendBuffers[s]);  // free the buffer now
+    if (done) m_sendDone[s] = true;
   }
   return progressed;
 }
@@ -171,7 +181,7 @@ bool ExecutionState::messagesOutstanding() const {
 
 bool ExecutionState::sendsOutstanding() const {
   for (std::size_t s = 0; s < m_sendRequests.size(); ++s)
-    if (m_sendRequests[s] != MPI_REQUEST_NULL && !m_sendBuffers[s].empty()) return true;
+    if (m_sendRequests[s] != MPI_REQUEST_NULL && !m_sendDone[s]) return true;
   return false;
 }
 
@@ -210,7 +220,7 @@ void ExecutionState::performFills(const DetailedTask& task) {
                                     .pieces[static_cast<std::size_t>(pieceIndex)];
       destination->unpack(
           piece.sourceBox.shift(piece.offset),
-          m_recvBuffers[static_cast<std::size_t>(message)].data() + piece.byteOffset);
+          m_buffers.receives[static_cast<std::size_t>(message)].data() + piece.byteOffset);
     }
     m_fillDone[static_cast<std::size_t>(index)] = true;
   }
@@ -330,7 +340,7 @@ std::string ExecutionState::describeWaiting(int id) const {
 std::vector<std::string> ExecutionState::describeOutstandingSends() const {
   std::vector<std::string> sends;
   for (std::size_t s = 0; s < m_sendRequests.size(); ++s) {
-    if (m_sendRequests[s] == MPI_REQUEST_NULL || m_sendBuffers[s].empty()) continue;
+    if (m_sendRequests[s] == MPI_REQUEST_NULL || m_sendDone[s]) continue;
     const Message& m = m_graph.sends[s];
     std::ostringstream out;
     out << "send to rank " << m.peer << " (phase " << m.phase << ", tag " << mpiTag(m) << ", "

@@ -17,6 +17,16 @@
 
 namespace tessera {
 
+// Message buffers that outlive one execution: the next execution of a graph
+// finds them sized, so a timestep neither allocates nor zero-fills them.
+struct MessageBuffers {
+  std::vector<std::vector<std::byte>> receives;
+  std::vector<std::vector<std::byte>> sends;
+
+  // Sizes the buffers for `graph`, keeping those already of the right size.
+  void prepare(const CompiledGraph& graph);
+};
+
 class ExecutionState {
  public:
   // `execution` counts the executions on `comm` (the same on every rank): each
@@ -24,7 +34,7 @@ class ExecutionState {
   // behind never matches a receive of a later one.
   ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                  OnDemandDataWarehouse& newDW, const Communicator& comm, SchedulerStats& stats,
-                 int execution);
+                 int execution, MessageBuffers& buffers);
   ExecutionState(const ExecutionState&) = delete;
   ExecutionState& operator=(const ExecutionState&) = delete;
   // Cancels whatever is still outstanding (after a failure).
@@ -135,17 +145,16 @@ class ExecutionState {
   SchedulerStats& m_stats;
   int m_tagBase = 0;
 
-  std::vector<std::vector<int>> m_successors;
   std::vector<int> m_pendingPredecessors;
   std::vector<bool> m_started;
   std::vector<bool> m_done;
   int m_finished = 0;
 
-  std::vector<std::vector<std::byte>> m_recvBuffers;
+  MessageBuffers& m_buffers;
   std::vector<MPI_Request> m_recvRequests;
   std::vector<bool> m_recvDone;
-  std::vector<std::vector<std::byte>> m_sendBuffers;
   std::vector<MPI_Request> m_sendRequests;
+  std::vector<bool> m_sendDone;
   std::vector<int> m_pendingProducers;
   std::vector<bool> m_fillDone;
   std::vector<PendingReduction> m_reductions;

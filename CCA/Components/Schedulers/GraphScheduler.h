@@ -6,6 +6,7 @@
 // the device runs kernels).
 
 #include "CCA/Components/Schedulers/CompiledGraph.h"
+#include "CCA/Components/Schedulers/ExecutionState.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Components/Schedulers/SchedulerStats.h"
 #include "CCA/Components/Schedulers/TaskGraph.h"
@@ -57,6 +58,8 @@ class GraphScheduler : public Scheduler {
   SchedulerStats m_stats;
   // Executions started on m_comm, failed ones included (selects the MPI tag window).
   int m_executions = 0;
+  // Kept from one execution to the next (the timestep graph runs every step).
+  MessageBuffers m_buffers;
 
  private:
   std::unique_ptr<TaskGraph> m_recording;

@@ -16,7 +16,7 @@ MPIScheduler::MPIScheduler(const Communicator& world, const SchedulerOptions& op
 
 void MPIScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                            OnDemandDataWarehouse& newDW) {
-  ExecutionState state(graph, oldDW, newDW, m_comm, m_stats, m_executions++);
+  ExecutionState state(graph, oldDW, newDW, m_comm, m_stats, m_executions++, m_buffers);
   Watchdog watchdog(m_options.watchdogSeconds);
   const auto idle = [&] {
     if (watchdog.expired()) watchdogFail(state, watchdog.limitSeconds(), m_comm.rank());

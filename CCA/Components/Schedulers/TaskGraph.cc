@@ -55,6 +55,10 @@ class GraphBuilder {
     createLocalTasks();
     linkLocalTasks();
     buildMessages();
+    for (const DetailedTask& node : m_graph.detailedTasks) {
+      for (int p : node.predecessors)
+        m_graph.detailedTasks[static_cast<std::size_t>(p)].successors.push_back(node.id);
+    }
   }
 
  private:
