@@ -250,3 +250,88 @@ TEST_F(DataWarehouseTest, ConcurrentAllocateAndPutOnDifferentPatches) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// ---------------------------------------------------------------- recycled storage
+
+TEST_F(DataWarehouseTest, RetiredStorageIsReusedForTheSameLabelPatchAndBox) {
+  const auto pool = std::make_shared<VariablePool>();
+  const double* first = nullptr;
+  {
+    OnDemandDataWarehouse old("NewDW", 1, 0.1, 0.1, pool);
+    first = old.allocateAndPut<double>(m_u, patch(0)).array().data();
+    old.allocateAndPut<double>(m_v, patch(1));
+  }
+  EXPECT_EQ(pool->size(), 2u);
+  OnDemandDataWarehouse next("NewDW", 2, 0.2, 0.1, pool);
+  EXPECT_EQ(next.allocateAndPut<double>(m_u, patch(0)).array().data(), first);
+  // Another patch, or another box, gets fresh storage.
+  EXPECT_NE(next.allocateAndPut<double>(m_u, patch(1)).array().data(), first);
+  next.setGhostLayers({{m_v, 2}});
+  const auto grown = next.allocateAndPut<double>(m_v, patch(1));
+  EXPECT_EQ(grown.box(), level().ghostedBox(patch(1), 2));
+  EXPECT_EQ(pool->size(), 0u);
+}
+
+TEST_F(DataWarehouseTest, StorageSomebodyStillHoldsIsNotRecycled) {
+  const auto pool = std::make_shared<VariablePool>();
+  std::shared_ptr<GridVariableBase> held;
+  {
+    OnDemandDataWarehouse old("NewDW", 1, 0.1, 0.1, pool);
+    old.allocateAndPut<double>(m_u, patch(0));
+    held = old.findGridVariable(m_u, patch(0));
+  }
+  EXPECT_EQ(pool->size(), 0u);
+  OnDemandDataWarehouse next("NewDW", 2, 0.2, 0.1, pool);
+  EXPECT_NE(next.allocateAndPut<double>(m_u, patch(0)).array().data(),
+            static_cast<const CCVariable<double>&>(*held).array().data());
+}
+
+TEST_F(DataWarehouseTest, RetainOnlyHandsDroppedVariablesToThePool) {
+  const auto pool = std::make_shared<VariablePool>();
+  OnDemandDataWarehouse dw("OldDW", 1, 0.1, 0.1, pool);
+  dw.allocateAndPut<double>(m_u, patch(0));
+  dw.allocateAndPut<double>(m_v, patch(0));
+  dw.put(PerPatch<int>(7), m_flag, patch(0));
+  dw.retainOnly({m_u});
+  EXPECT_EQ(pool->size(), 2u);
+  EXPECT_TRUE(dw.exists(m_u, patch(0)));
+  EXPECT_FALSE(dw.exists(m_v, patch(0)));
+}
+
+TEST_F(DataWarehouseTest, RecycledPerPatchValuesAreHandedOutOnce) {
+  const auto pool = std::make_shared<VariablePool>();
+  {
+    OnDemandDataWarehouse old("NewDW", 1, 0.1, 0.1, pool);
+    old.put(PerPatch<int>(42), m_flag, patch(3));
+  }
+  OnDemandDataWarehouse next("NewDW", 2, 0.2, 0.1, pool);
+  EXPECT_FALSE(next.recycledPerPatch<int>(m_flag, patch(2)).has_value());
+  const std::optional<int> recycled = next.recycledPerPatch<int>(m_flag, patch(3));
+  ASSERT_TRUE(recycled.has_value());
+  EXPECT_EQ(*recycled, 42);
+  EXPECT_FALSE(next.recycledPerPatch<int>(m_flag, patch(3)).has_value());
+  // Without a pool there is nothing to recycle, and the type is still checked.
+  EXPECT_FALSE(m_dw.recycledPerPatch<int>(m_flag, patch(3)).has_value());
+  EXPECT_THROW(next.recycledPerPatch<double>(m_flag, patch(3)), Error);
+}
+
+TEST_F(DataWarehouseTest, ReservedStorageIsZeroedAndTakenByTheFirstAllocation) {
+  const auto pool = std::make_shared<VariablePool>();
+  OnDemandDataWarehouse dw("NewDW", 1, 0.1, 0.1, pool);
+  const CCVariable<double> prototype(level().ghostedBox(patch(0), 0), "u");
+  const Box box = level().ghostedBox(patch(0), 1);
+  pool->reserve(m_u, 0, prototype, box);
+  dw.setGhostLayers({{m_u, 1}});
+  const auto var = dw.allocateAndPut<double>(m_u, patch(0));
+  EXPECT_EQ(var.box(), box);
+  int nonZero = 0;
+  box.forEachCell([&](const IntVector& c) { nonZero += var(c) != 0.0; });
+  EXPECT_EQ(nonZero, 0);
+  EXPECT_EQ(pool->size(), 0u);
+}
+
+}  // namespace
+}  // namespace tessera

@@ -203,6 +203,7 @@ struct LayoutCase {
   int numRanks;
   std::vector<int> patchRanks;  // empty: round robin
   int numGhost;
+  Ghost::Type ghost = Ghost::AroundCells;
 };
 
 // A ghost cell of one patch and where its value comes from, found cell by cell.
@@ -218,14 +219,22 @@ using GhostCellMap = std::map<GhostCellKey, GhostSource>;
 
 // By brute force: every cell of every patch's ghosted box outside its own
 // extended box, wrapped into the level and looked up among the patches.
-std::map<std::pair<int, int>, GhostCellMap> ghostCellsByRankPair(const Level& level,
-                                                                 const std::vector<int>& ranks,
-                                                                 int numGhost) {
+// With Ghost::AroundFaces only the cells outside the interior along exactly
+// one axis count.
+std::map<std::pair<int, int>, GhostCellMap> ghostCellsByRankPair(
+    const Level& level, const std::vector<int>& ranks, int numGhost,
+    Ghost::Type type = Ghost::AroundCells) {
   std::map<std::pair<int, int>, GhostCellMap> byPair;
   const Box domain = level.extendedCellBox();
   for (const Patch& dest : level.patches()) {
     level.ghostedBox(dest, numGhost).forEachCell([&](const IntVector& cell) {
       if (dest.extendedBox().contains(cell)) return;
+      if (type == Ghost::AroundFaces) {
+        int outside = 0;
+        for (int axis = 0; axis < 3; ++axis)
+          outside += cell[axis] < dest.interior().lo()[axis] || cell[axis] >= dest.interior().hi()[axis];
+        if (outside != 1) return;
+      }
       IntVector wrapped = cell;
       for (int axis = 0; axis < 3; ++axis) {
         const int n = level.resolution()[axis];
@@ -299,11 +308,11 @@ TEST_P(GhostMessageTest, OneBatchedMessagePerPeerCarryingExactlyTheRemoteGhostCe
   const VarLabel* v = labels.create<CCVariable<double>>("v");
   TaskGraph graph("step");
   graph.addTask(std::move(makeTask("advance")
-                              .requiresVar(Task::OldDW, u, Ghost::AroundCells, c.numGhost)
+                              .requiresVar(Task::OldDW, u, c.ghost, c.numGhost)
                               .computesVar(v)),
                 level.eachPatch());
 
-  const auto expected = ghostCellsByRankPair(level, ranks, c.numGhost);
+  const auto expected = ghostCellsByRankPair(level, ranks, c.numGhost, c.ghost);
   std::vector<CompiledGraph> perRank;
   for (int r = 0; r < c.numRanks; ++r)
     perRank.push_back(graph.compile(grid, ranks, r));
@@ -387,7 +396,25 @@ INSTANTIATE_TEST_SUITE_P(
         LayoutCase{
             "PeriodicRoundRobin3", {8, 8, 8}, {2, 2, 2}, {0, 0, 0}, {true, true, true}, 3, {}, 2},
         LayoutCase{
-            "UnevenMixed4", {10, 7, 5}, {3, 2, 1}, {2, 2, 0}, {false, false, true}, 4, {}, 3}),
+            "UnevenMixed4", {10, 7, 5}, {3, 2, 1}, {2, 2, 0}, {false, false, true}, 4, {}, 3},
+        LayoutCase{"FacesPeriodicRoundRobin3",
+                   {8, 8, 8},
+                   {2, 2, 2},
+                   {0, 0, 0},
+                   {true, true, true},
+                   3,
+                   {},
+                   2,
+                   Ghost::AroundFaces},
+        LayoutCase{"FacesUnevenMixed4",
+                   {10, 7, 5},
+                   {3, 2, 2},
+                   {1, 2, 0},
+                   {false, false, true},
+                   4,
+                   {},
+                   1,
+                   Ghost::AroundFaces}),
     [](const ::testing::TestParamInfo<LayoutCase>& info) { return std::string(info.param.name); });
 
 TEST_F(TaskGraphTest, KnownLayoutMessageSizes) {
@@ -410,6 +437,37 @@ TEST_F(TaskGraphTest, KnownLayoutMessageSizes) {
   const CompiledGraph again = graph.compile(m_grid, m_columns, 0);
   expectSamePieces(again.receives[0], rank0.receives[0]);
   expectSamePieces(again.sends[0], rank0.sends[0]);
+}
+
+TEST_F(TaskGraphTest, FaceGhostsSendOnlyTheFaces) {
+  const Grid grid = makeGrid({6, 6, 6}, {2, 2, 2});
+  const std::vector<int> ranks = roundRobin(8, 2);
+  std::size_t bytes[2] = {0, 0};
+  for (const Ghost::Type type : {Ghost::AroundCells, Ghost::AroundFaces}) {
+    TaskGraph graph("step");
+    graph.addTask(std::move(makeTask("advance").requiresVar(Task::OldDW, m_u, type, 1).computesVar(m_x)),
+                  grid.level(0).eachPatch());
+    const CompiledGraph rank0 = graph.compile(grid, ranks, 0);
+    bytes[type == Ghost::AroundFaces] = rank0.bytesReceived();
+    for (const GhostFill& fill : rank0.fills) EXPECT_EQ(fill.type, type);
+  }
+  // Patches 0, 2, 4, 6 on rank 0 take from 1, 3, 5, 7: one 1 x 3 x 3 face
+  // each; with edges and corners 1 x 4 x 4.
+  EXPECT_EQ(bytes[1], 4U * 3 * 3 * sizeof(double));
+  EXPECT_EQ(bytes[0], 4U * 4 * 4 * sizeof(double));
+}
+
+TEST_F(TaskGraphTest, ReadersOfBothGhostKindsGetAllTheCells) {
+  const Grid grid = makeGrid({6, 6, 6}, {2, 2, 2});
+  TaskGraph graph("step");
+  graph.addTask(std::move(makeTask("faces").requiresVar(Task::OldDW, m_u, Ghost::AroundFaces, 1).computesVar(m_x)),
+                grid.level(0).eachPatch());
+  graph.addTask(std::move(makeTask("cells").requiresVar(Task::OldDW, m_u, Ghost::AroundCells, 1).computesVar(m_y)),
+                grid.level(0).eachPatch());
+  const CompiledGraph rank0 = graph.compile(grid, roundRobin(8, 2), 0);
+  ASSERT_FALSE(rank0.fills.empty());
+  for (const GhostFill& fill : rank0.fills) EXPECT_EQ(fill.type, Ghost::AroundCells);
+  EXPECT_EQ(rank0.bytesReceived(), 4U * 4 * 4 * sizeof(double));
 }
 
 // ---------------------------------------------------------------- NewDW ghost dependencies

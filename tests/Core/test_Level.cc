@@ -175,3 +175,114 @@ TEST(Level, GhostLayersDeeperThanAPatchReachFurtherPatches) {
   EXPECT_EQ(sources, (std::set<int>{0, 1, 3, 4}));
   expectGhostCoverage(level, 2);
 }
+
+// ---------------------------------------------------------------- lookups by layout
+
+namespace {
+std::vector<int> idsOf(const std::vector<const Patch*>& patches) {
+  std::vector<int> ids;
+  for (const Patch* p : patches)
+    ids.push_back(p->id());
+  return ids;
+}
+}  // namespace
+
+TEST(Level, PatchesIntersectingMatchesAScanOfEveryPatch) {
+  // Uneven cuts and extra cells on some axes.
+  const Level level(0, makeLevelSpec({11, 7, 6}, {3, 2, 4}, {1, 2, 0}), 0);
+  int nonEmpty = 0;
+  for (int lx = -4; lx <= 12; lx += 3)
+    for (int ly = -3; ly <= 8; ly += 2)
+      for (int lz = -2; lz <= 6; lz += 2)
+        for (const IntVector size : {IntVector{1, 1, 1}, IntVector{3, 2, 2}, IntVector{9, 1, 5}}) {
+          const Box box({lx, ly, lz}, IntVector{lx, ly, lz} + size);
+          std::vector<int> expected;
+          for (const Patch& p : level.patches())
+            if (p.extendedBox().intersects(box)) expected.push_back(p.id());
+          EXPECT_EQ(idsOf(level.patchesIntersecting(box)), expected) << box;
+          nonEmpty += !expected.empty();
+        }
+  EXPECT_GT(nonEmpty, 100);
+}
+
+TEST(Level, PatchesNearFindsEveryPatchWithinTheDistanceAcrossPeriodicAxes) {
+  const Level level(0, makeLevelSpec({12, 9, 8}, {4, 3, 2}, {0, 1, 0}, {true, false, true}), 0);
+  for (const int distance : {1, 2, 4}) {
+    for (const Patch& patch : level.patches()) {
+      // By brute force: every periodic image of every patch.
+      std::set<int> expected;
+      for (const Patch& other : level.patches())
+        for (int ix = -1; ix <= 1; ++ix)
+          for (int iz = -1; iz <= 1; ++iz) {
+            const IntVector image{ix * 12, 0, iz * 8};
+            if (other.extendedBox().shift(image).intersects(patch.extendedBox().grow(distance)))
+              expected.insert(other.id());
+          }
+      const std::vector<int> found = idsOf(level.patchesNear(patch, distance));
+      EXPECT_EQ(found, std::vector<int>(expected.begin(), expected.end()))
+          << patch << " at distance " << distance;
+    }
+  }
+}
+
+namespace {
+// Face ghosts: the cells within numGhost of the interior across exactly one
+// face, spanning the interior along the other axes; each filled once, from
+// the cell it wraps to, and none beyond a wall.
+void expectFaceGhostCoverage(const Level& level, int numGhost) {
+  for (const Patch& patch : level.patches()) {
+    std::map<IntVector, int> hits;
+    for (const GhostRegion& region : level.ghostRegions(patch, numGhost, Ghost::AroundFaces)) {
+      region.sourceBox.forEachCell([&](const IntVector& src) {
+        ++hits[src + region.offset];
+        EXPECT_TRUE(region.source->extendedBox().contains(src));
+      });
+    }
+    const Box interior = patch.interior();
+    std::int64_t expected = 0;
+    level.ghostedBox(patch, numGhost).forEachCell([&](const IntVector& c) {
+      int outside = 0;
+      int axisOut = -1;
+      for (int axis = 0; axis < 3; ++axis) {
+        if (c[axis] < interior.lo()[axis] || c[axis] >= interior.hi()[axis]) {
+          ++outside;
+          axisOut = axis;
+        }
+      }
+      const bool faceCell =
+          outside == 1 &&
+          !patch.hasBoundaryCondition(makeFace(axisOut, c[axisOut] < interior.lo()[axisOut] ? 0 : 1));
+      if (!faceCell) {
+        EXPECT_EQ(hits.count(c), 0u) << c << " of " << patch << " is not a face ghost";
+        return;
+      }
+      ++expected;
+      EXPECT_EQ(hits[c], 1) << "face ghost " << c << " of " << patch;
+    });
+    EXPECT_EQ(static_cast<std::int64_t>(hits.size()), expected) << patch;
+  }
+}
+}  // namespace
+
+TEST(Level, FaceGhostsCoverExactlyTheFaceSlabs) {
+  for (const int layers : {1, 2}) {
+    expectFaceGhostCoverage(Level(0, makeLevelSpec({10, 7, 5}, {3, 2, 2}, {1, 1, 1}), 0), layers);
+    expectFaceGhostCoverage(
+        Level(0, makeLevelSpec({10, 6, 4}, {3, 1, 2}, {0, 1, 0}, {true, false, true}), 0), layers);
+    // One patch along periodic axes: its own faces wrap onto itself.
+    expectFaceGhostCoverage(Level(0, makeLevelSpec({4, 4, 4}, {1, 1, 1}, {}, {true, true, true}), 0),
+                            layers);
+  }
+}
+
+TEST(Level, FaceGhostsOfACornerPatchComeOnlyFromFaceNeighbours) {
+  const Level level(0, makeLevelSpec({4, 4, 4}, {2, 2, 2}), 0);
+  std::set<int> sources;
+  std::int64_t cells = 0;
+  for (const GhostRegion& r : level.ghostRegions(level.patches()[0], 1, Ghost::AroundFaces)) {
+    sources.insert(r.source->id());
+    cells += r.sourceBox.volume();
+  }
+  EXPECT_EQ(sources, (std::set<int>{1, 2, 4}));  // x, y and z neighbours: no edge, no corner
+  EXPECT_EQ(cells, 3 * 2 * 2);
+}

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 using namespace tessera;
@@ -72,6 +73,95 @@ TEST(CCVariable, PackUnpackAndCopyRoundTrip) {
   });
   EXPECT_THROW(dst.pack(box.grow(1), bytes.data()), Error);
   EXPECT_THROW(shifted.copyFrom(src, region, {0, 0, 0}), Error);
+}
+
+// Regions of every shape the copies special-case: one cell wide (an x face),
+// short and long rows, whole rows (planes join), the whole allocation.
+TEST(CCVariable, PackUnpackAndCopyOfEveryRegionShape) {
+  const Box box({-1, -1, -1}, {33, 9, 5});
+  CCVariable<double> src(box);
+  box.forEachCell([&](const IntVector& c) { src(c) = 0.5 + box.linearIndex(c); });
+  const std::vector<Box> regions = {
+      Box({-1, 0, 0}, {0, 8, 4}),     // x face: one cell per row
+      Box({3, 2, 1}, {7, 5, 3}),      // short rows
+      Box({0, -1, 0}, {32, 0, 4}),    // y face: long rows
+      Box({-1, 2, 0}, {33, 5, 2}),    // whole rows: rows join into planes
+      Box({-1, -1, 1}, {33, 9, 3}),   // whole planes: one run
+      box,                             // the whole allocation
+  };
+  for (const Box& region : regions) {
+    SCOPED_TRACE(::testing::Message() << region);
+    std::vector<std::byte> bytes(static_cast<std::size_t>(region.volume()) * sizeof(double));
+    src.pack(region, bytes.data());
+    // Packed x fastest, densely.
+    std::size_t at = 0;
+    region.forEachCell([&](const IntVector& c) {
+      double value = 0.0;
+      std::memcpy(&value, bytes.data() + at, sizeof(double));
+      EXPECT_EQ(value, src(c)) << c;
+      at += sizeof(double);
+    });
+    CCVariable<double> unpacked(box);
+    unpacked.fill(-1.0);
+    unpacked.unpack(region, bytes.data());
+    CCVariable<double> copied(box.shift({0, 0, 7}));
+    copied.fill(-1.0);
+    copied.copyFrom(src, region, {0, 0, 7});
+    int wrong = 0;
+    box.forEachCell([&](const IntVector& c) {
+      const double expected = region.contains(c) ? src(c) : -1.0;
+      wrong += unpacked(c) != expected;
+      wrong += copied(c + IntVector{0, 0, 7}) != expected;
+    });
+    EXPECT_EQ(wrong, 0);
+  }
+}
+
+TEST(LoopHelpers, HostLoopsVisitEveryCellOnceWhateverTheSplit) {
+  // Many planes (split by planes), few planes (split by rows), one cell.
+  for (const Box& box : {Box({-2, -1, -3}, {7, 5, 40}), Box({-1, -1, 0}, {9, 6, 2}),
+                         Box({3, 3, 3}, {4, 4, 4})}) {
+    SCOPED_TRACE(::testing::Message() << box);
+    CCVariable<int> hits(box);
+    hits.fill(0);
+    const CellArray<int> h = hits.array();
+    parallelFor(
+        "count", box, KOKKOS_LAMBDA(int i, int j, int k) { Kokkos::atomic_add(&h(i, j, k), 1); });
+    Kokkos::fence();
+    int wrong = 0;
+    box.forEachCell([&](const IntVector& c) { wrong += hits(c) != 1; });
+    EXPECT_EQ(wrong, 0);
+    std::int64_t sum = 0;
+    parallelReduce(
+        "sum", box,
+        KOKKOS_LAMBDA(int i, int j, int k, std::int64_t& acc) { acc += i + 7 * j + 31 * k; },
+        Kokkos::Sum<std::int64_t>(sum));
+    std::int64_t expected = 0;
+    box.forEachCell([&](const IntVector& c) { expected += c.x + 7 * c.y + 31 * c.z; });
+    EXPECT_EQ(sum, expected);
+  }
+}
+
+TEST(LoopHelpers, ParallelForBoxesCoversEachBoxInOneLaunch) {
+  const Box all({-1, -1, -1}, {6, 5, 4});
+  CCVariable<int> marks(all);
+  marks.fill(0);
+  const CellArray<int> m = marks.array();
+  Kokkos::Array<Box, 6> boxes;
+  boxes[0] = Box({-1, -1, -1}, {0, 5, 4});  // the x- face
+  boxes[1] = Box({0, 4, 0}, {5, 5, 3});     // a y+ slab
+  boxes[2] = Box({2, 1, 1}, {3, 2, 2});     // one cell
+  parallelForBoxes(
+      "faces", Kokkos::DefaultExecutionSpace(), boxes, 3,
+      KOKKOS_LAMBDA(int i, int j, int k) { Kokkos::atomic_add(&m(i, j, k), 1); });
+  Kokkos::fence();
+  int wrong = 0;
+  all.forEachCell([&](const IntVector& c) {
+    const int expected = (boxes[0].contains(c) ? 1 : 0) + (boxes[1].contains(c) ? 1 : 0) +
+                         (boxes[2].contains(c) ? 1 : 0);
+    wrong += marks(c) != expected;
+  });
+  EXPECT_EQ(wrong, 0);
 }
 
 TEST(CCVariable, DigestIsOrderIndependentAndSensitive) {
