@@ -1,0 +1,166 @@
+#!/usr/bin/python3
+"""Burgers throughput: Tessera in every scheduler mode against a hand-written
+fused loop, on 1 and 2 cores, measured in one invocation.
+
+Runs sus on the Burgers benchmark deck (128^3 cells in 32^3 patches, 20
+timesteps; inputs/Burgers/burgers_large.yaml with grid.level.patches=[4,4,4])
+on 1 rank bound to one core and on 2 ranks (one core each), in the host, sync
+and async modes, and the reference program burgers-reference (the same
+arithmetic as one fused OpenMP loop, no framework) with 1 and 2 threads. The
+runs are interleaved (every configuration once per round) so that a noisy
+neighbour slows all of them alike. Reports cell updates per second (median
+and best of --runs rounds), Tessera / reference from the medians, checks that
+every run ends on the same field digest, and writes a JSON file and, with
+matplotlib (Debian: python3-matplotlib), a PNG chart.
+
+usage: scripts/bench/burgers.py [--runs 5] [--out bench-results] [--build build]
+A benchmark, not a test: it asserts nothing about time.
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MODES = ["host", "sync", "async"]
+LAYOUT = "[4,4,4]"
+
+
+def mpirun(ranks):
+    command = ["mpirun", "--oversubscribe", "--bind-to", "core", "-n", str(ranks)]
+    if os.geteuid() == 0:
+        command.insert(1, "--allow-run-as-root")
+    return command
+
+
+def parse(stdout, what):
+    rate = re.search(r"([0-9.e+-]+) cell updates per second", stdout)
+    digest = re.search(r"^digest u ([0-9a-f]{16})$", stdout, re.M)
+    if not rate or not digest:
+        sys.exit(f"{what}: no rate or digest in its output:\n{stdout}")
+    return float(rate.group(1)), digest.group(1)
+
+
+def run_sus(build, deck, mode, ranks, steps):
+    cmd = mpirun(ranks) + [str(build / "StandAlone" / "sus"), "--quiet", "--scheduler", mode,
+                           "--nthreads", "1", "--max-timesteps", str(steps),
+                           "--set", f"grid.level.patches={LAYOUT}", str(deck)]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    if done.returncode != 0:
+        sys.exit(f"sus failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
+    return parse(done.stdout, " ".join(cmd))
+
+
+def run_reference(build, cores, steps, resolution):
+    cpus = ",".join(str(c) for c in range(cores))
+    cmd = ["taskset", "-c", cpus, str(build / "StandAlone" / "burgers-reference"),
+           "--resolution", str(resolution), "--steps", str(steps)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(cores), OMP_PROC_BIND="false")
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    if done.returncode != 0:
+        sys.exit(f"burgers-reference failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
+    return parse(done.stdout, " ".join(cmd))
+
+
+def chart(summary, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not found (Debian: apt-get install python3-matplotlib): no chart written")
+        return False
+    cores = summary["cores"]
+    names = ["reference"] + MODES
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    width = 0.8 / len(cores)
+    for n, core in enumerate(cores):
+        rows = summary["results"][str(core)]
+        medians = [rows[name]["median"] / 1e8 for name in names]
+        best = [rows[name]["best"] / 1e8 for name in names]
+        xs = [x + (n - (len(cores) - 1) / 2) * width for x in range(len(names))]
+        bars = ax.bar(xs, medians, width, label=f"{core} core(s)")
+        ax.scatter(xs, best, marker="_", color="black", zorder=3)
+        for x, name, value in zip(xs, names, medians):
+            if name != "reference":
+                ratio = rows[name]["median"] / rows["reference"]["median"]
+                ax.annotate(f"{ratio:.2f}x", (x, value), ha="center", va="bottom", fontsize=8)
+        del bars
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(["fused reference"] + [f"sus {m}" for m in MODES])
+    ax.set_ylabel("cell updates per second (1e8), median; - best")
+    ax.set_title(f"Burgers {summary['resolution']}^3, 32^3 patches, {summary['steps']} steps "
+                 f"(labels: Tessera / reference)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", type=pathlib.Path, default=ROOT / "build")
+    parser.add_argument("--deck", type=pathlib.Path,
+                        default=ROOT / "inputs" / "Burgers" / "burgers_large.yaml")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--resolution", type=int, default=128,
+                        help="the deck's resolution (for the reference)")
+    parser.add_argument("--cores", default="1,2")
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench-results")
+    args = parser.parse_args()
+    if args.runs < 5:
+        sys.exit("--runs must be at least 5 (a median of fewer says little on a shared machine)")
+    cores = [int(c) for c in args.cores.split(",")]
+    configurations = [(core, name) for core in cores for name in ["reference"] + MODES]
+    samples = {config: [] for config in configurations}
+    digests = set()
+    for round_ in range(args.runs):
+        for core, name in configurations:
+            if name == "reference":
+                rate, digest = run_reference(args.build, core, args.steps, args.resolution)
+            else:
+                rate, digest = run_sus(args.build, args.deck, name, core, args.steps)
+            samples[(core, name)].append(rate)
+            digests.add(digest)
+        print(f"round {round_ + 1}/{args.runs} done", flush=True)
+
+    summary = {"deck": str(args.deck.relative_to(ROOT)) if args.deck.is_relative_to(ROOT) else str(args.deck),
+               "layout": LAYOUT, "resolution": args.resolution, "steps": args.steps,
+               "runs": args.runs, "cores": cores, "digests": sorted(digests),
+               "digests_identical": len(digests) == 1, "results": {}}
+    print(f"\nBurgers {args.resolution}^3 in 32^3 patches, {args.steps} steps; cell updates/s, "
+          f"median and best of {args.runs} interleaved runs")
+    print(f"{'cores':>5}  {'configuration':<18} {'median':>10} {'best':>10} {'/ reference':>12}")
+    for core in cores:
+        rows = {}
+        for name in ["reference"] + MODES:
+            values = samples[(core, name)]
+            rows[name] = {"median": statistics.median(values), "best": max(values), "samples": values}
+        for name in MODES:
+            rows[name]["ratio_to_reference"] = rows[name]["median"] / rows["reference"]["median"]
+        summary["results"][str(core)] = rows
+        for name in ["reference"] + MODES:
+            label = "fused reference" if name == "reference" else f"sus {name}"
+            ratio = rows[name].get("ratio_to_reference")
+            print(f"{core:>5}  {label:<18} {rows[name]['median']:10.3e} {rows[name]['best']:10.3e} "
+                  f"{(f'{ratio:.3f}' if ratio else ''):>12}")
+    print(f"digests: {', '.join(sorted(digests))} ({'identical' if len(digests) == 1 else 'DIFFER'})")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "burgers.json").write_text(json.dumps(summary, indent=2) + "\n")
+    written = [args.out / "burgers.json"]
+    if chart(summary, args.out / "burgers.png"):
+        written.append(args.out / "burgers.png")
+    print("wrote " + " and ".join(str(w) for w in written))
+    if len(digests) != 1:
+        sys.exit("the runs ended on different digests")
+
+
+if __name__ == "__main__":
+    main()
