@@ -51,6 +51,26 @@ Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> hostPolicy(const ExecSpac
                                                                 planes ? n.z : n.y * n.z);
 }
 
+// Calls rows(j, k) for every x row of `box` on a host space, each thread
+// taking whole planes (or rows when there are too few planes to go round).
+template <class ExecSpace, class Rows>
+void forEachRowOnHost(const std::string& label, const ExecSpace& space, const Box& box,
+                      const Rows& rows) {
+  static_assert(runsOnHost<ExecSpace>, "row loops are for host execution spaces");
+  const IntVector lo = box.lo();
+  const IntVector hi = box.hi();
+  const int ny = box.size().y;
+  const bool planes = splitByPlanes(space, box);
+  Kokkos::parallel_for(
+      label, hostPolicy(space, box, planes), KOKKOS_LAMBDA(int index) {
+        const int jBegin = planes ? lo.y : lo.y + index % ny;
+        const int jEnd = planes ? hi.y : jBegin + 1;
+        const int k = planes ? lo.z + index : lo.z + index / ny;
+        for (int j = jBegin; j < jEnd; ++j)
+          rows(j, k);
+      });
+}
+
 // Runs body(i, j, k) for every cell of `box` on `space` (asynchronously: the
 // caller fences when it needs the results).
 template <class ExecSpace, class Body>
@@ -58,19 +78,12 @@ void parallelFor(const std::string& label, const ExecSpace& space, const Box& bo
                  const Body& body) {
   if (box.empty()) return;
   if constexpr (runsOnHost<ExecSpace>) {
-    const IntVector lo = box.lo();
-    const IntVector hi = box.hi();
-    const int ny = box.size().y;
-    const bool planes = splitByPlanes(space, box);
-    Kokkos::parallel_for(
-        label, hostPolicy(space, box, planes), KOKKOS_LAMBDA(int index) {
-          const int jBegin = planes ? lo.y : lo.y + index % ny;
-          const int jEnd = planes ? hi.y : jBegin + 1;
-          const int k = planes ? lo.z + index : lo.z + index / ny;
-          for (int j = jBegin; j < jEnd; ++j)
-            for (int i = lo.x; i < hi.x; ++i)
-              body(i, j, k);
-        });
+    const int loX = box.lo().x;
+    const int hiX = box.hi().x;
+    forEachRowOnHost(label, space, box, [=](int j, int k) {
+      for (int i = loX; i < hiX; ++i)
+        body(i, j, k);
+    });
   } else {
     Kokkos::parallel_for(label, cellPolicy(space, box), body);
   }

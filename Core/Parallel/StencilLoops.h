@@ -29,12 +29,31 @@ template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutput
 void stencilFor(const std::string& label, const ExecSpace& space, const Box& box,
                 const StencilInputs<T, NumInputs>& in, const StencilOutputs<T, NumOutputs>& out,
                 const Body& body) {
-  parallelFor(
-      label, space, box, KOKKOS_LAMBDA(int i, int j, int k) { body(i, j, k, in, out); });
+  if constexpr (runsOnHost<ExecSpace>) {
+    if (box.empty()) return;
+    const int loX = box.lo().x;
+    const int hiX = box.hi().x;
+    forEachRowOnHost(label, space, box, [=](int j, int k) {
+      // A stencil reads only its inputs and writes only its outputs, which
+      // are other variables: no iteration of a row feeds another, so the
+      // compiler may vectorise without checking for overlap.
+#pragma GCC ivdep
+      for (int i = loX; i < hiX; ++i)
+        body(i, j, k, in, out);
+    });
+  } else {
+    parallelFor(
+        label, space, box, KOKKOS_LAMBDA(int i, int j, int k) { body(i, j, k, in, out); });
+  }
 }
 
 // Runs `body` over `box` in tiles of `tile` cells (edge tiles may be
-// smaller), one team per tile. Returns the number of tiles.
+// smaller). Returns the number of tiles. On a device space each tile is a
+// team that stages its inputs (with halo) and outputs in scratch memory,
+// the software-managed scratchpad. On a host space the caches are the
+// scratchpad: a copy would only double the loads and stores of data the
+// caches already hold, so each thread walks its tiles in place (cache
+// blocking). The body is the same, and so are the bits.
 template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
 int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box& box, int ghost,
                     const IntVector& tile, const StencilInputs<T, NumInputs>& inputs,
@@ -46,14 +65,30 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
                            label << ": input " << n << " holds " << inputs[n].box() << " but "
                                  << ghost << " ghost layers around " << box << " are needed");
   }
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  using Member = typename Policy::member_type;
-  using Scratch =
-      Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const IntVector extent = box.size();
   const IntVector count{(extent.x + tile.x - 1) / tile.x, (extent.y + tile.y - 1) / tile.y,
                         (extent.z + tile.z - 1) / tile.z};
   const int numTiles = static_cast<int>(count.product());
+  const IntVector origin = box.lo();
+  const IntVector end = box.hi();
+  if constexpr (runsOnHost<ExecSpace>) {
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, numTiles),
+        KOKKOS_LAMBDA(int t) {
+          const IntVector at{t % count.x, (t / count.x) % count.y, t / (count.x * count.y)};
+          const IntVector lo = origin + at * tile;
+          const IntVector hi = min(lo + tile, end);
+          for (int k = lo.z; k < hi.z; ++k)
+            for (int j = lo.y; j < hi.y; ++j)
+              for (int i = lo.x; i < hi.x; ++i)
+                body(i, j, k, inputs, outputs);
+        });
+    return numTiles;
+  }
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Scratch =
+      Kokkos::View<T*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const auto stagedCells =
       static_cast<std::size_t>((tile + IntVector::uniform(2 * ghost)).product());
   const auto tileCells = static_cast<std::size_t>(tile.product());
@@ -61,8 +96,6 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
       Scratch::shmem_size(stagedCells) * NumInputs + Scratch::shmem_size(tileCells) * NumOutputs;
   Policy policy(space, numTiles, Kokkos::AUTO);
   policy.set_scratch_size(0, Kokkos::PerTeam(scratchBytes));
-  const IntVector origin = box.lo();
-  const IntVector end = box.hi();
 
   Kokkos::parallel_for(
       label, policy, KOKKOS_LAMBDA(const Member& team) {
