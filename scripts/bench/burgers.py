@@ -1,17 +1,21 @@
 #!/usr/bin/python3
-"""Burgers throughput: Tessera in every scheduler mode against a hand-written
-fused loop, on 1 and 2 cores, measured in one invocation.
+"""Burgers throughput: Tessera in every scheduler mode against hand-written
+programs, on 1 and 2 cores, measured in one invocation.
 
 Runs sus on the Burgers benchmark deck (128^3 cells in 32^3 patches, 20
 timesteps; inputs/Burgers/burgers_large.yaml with grid.level.patches=[4,4,4])
 on 1 rank bound to one core and on 2 ranks (one core each), in the host, sync
 and async modes, and the reference program burgers-reference (the same
-arithmetic as one fused OpenMP loop, no framework) with 1 and 2 threads. The
-runs are interleaved (every configuration once per round) so that a noisy
-neighbour slows all of them alike. Reports cell updates per second (median
-and best of --runs rounds), Tessera / reference from the medians, checks that
-every run ends on the same field digest, and writes a JSON file and, with
-matplotlib (Debian: python3-matplotlib), a PNG chart.
+arithmetic, no framework; OpenMP with 1 and 2 threads) in two layouts:
+  fused:   the whole grid as one array swept by one fused loop nest;
+  patches: the same 32^3 patches as sus, each an array with a ghost layer,
+           face ghosts copied by hand before the sweeps (what a hand-written
+           AMReX program does with FillBoundary and an MFIter loop).
+The runs are interleaved (every configuration once per round) so that a
+noisy neighbour slows all of them alike. Reports cell updates per second
+(median and best of --runs rounds), Tessera / reference from the medians,
+checks that every run ends on the same field digest, and writes a JSON file
+and, with matplotlib (Debian: python3-matplotlib), a PNG chart.
 
 usage: scripts/bench/burgers.py [--runs 5] [--out bench-results] [--build build]
 A benchmark, not a test: it asserts nothing about time.
@@ -27,7 +31,9 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODES = ["host", "sync", "async"]
+REFERENCES = ["fused", "patches"]
 LAYOUT = "[4,4,4]"
+PATCHES_PER_AXIS = 4
 
 
 def mpirun(ranks):
@@ -56,10 +62,11 @@ def run_sus(build, deck, mode, ranks, steps):
     return parse(done.stdout, " ".join(cmd))
 
 
-def run_reference(build, cores, steps, resolution):
+def run_reference(build, layout, cores, steps, resolution):
     cpus = ",".join(str(c) for c in range(cores))
     cmd = ["taskset", "-c", cpus, str(build / "StandAlone" / "burgers-reference"),
-           "--resolution", str(resolution), "--steps", str(steps)]
+           "--resolution", str(resolution), "--steps", str(steps),
+           "--patches", str(PATCHES_PER_AXIS if layout == "patches" else 1)]
     env = dict(os.environ, OMP_NUM_THREADS=str(cores), OMP_PROC_BIND="false")
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
@@ -76,7 +83,7 @@ def chart(summary, path):
         print("matplotlib not found (Debian: apt-get install python3-matplotlib): no chart written")
         return False
     cores = summary["cores"]
-    names = ["reference"] + MODES
+    names = REFERENCES + MODES
     fig, ax = plt.subplots(figsize=(8, 4.5))
     width = 0.8 / len(cores)
     for n, core in enumerate(cores):
@@ -87,15 +94,16 @@ def chart(summary, path):
         bars = ax.bar(xs, medians, width, label=f"{core} core(s)")
         ax.scatter(xs, best, marker="_", color="black", zorder=3)
         for x, name, value in zip(xs, names, medians):
-            if name != "reference":
-                ratio = rows[name]["median"] / rows["reference"]["median"]
-                ax.annotate(f"{ratio:.2f}x", (x, value), ha="center", va="bottom", fontsize=8)
+            if name in MODES:
+                ratio = rows[name]["median"] / rows["fused"]["median"]
+                ax.annotate(f"{ratio:.2f}", (x, value), ha="center", va="bottom", fontsize=8)
         del bars
     ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(["fused reference"] + [f"sus {m}" for m in MODES])
+    ax.set_xticklabels(["fused loop\n(one array)", "hand-written\n32^3 patches"] +
+                       [f"sus {m}" for m in MODES])
     ax.set_ylabel("cell updates per second (1e8), median; - best")
-    ax.set_title(f"Burgers {summary['resolution']}^3, 32^3 patches, {summary['steps']} steps "
-                 f"(labels: Tessera / reference)")
+    ax.set_title(f"Burgers {summary['resolution']}^3, {summary['steps']} steps "
+                 f"(labels: sus / fused loop)")
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -118,13 +126,13 @@ def main():
     if args.runs < 5:
         sys.exit("--runs must be at least 5 (a median of fewer says little on a shared machine)")
     cores = [int(c) for c in args.cores.split(",")]
-    configurations = [(core, name) for core in cores for name in ["reference"] + MODES]
+    configurations = [(core, name) for core in cores for name in REFERENCES + MODES]
     samples = {config: [] for config in configurations}
     digests = set()
     for round_ in range(args.runs):
         for core, name in configurations:
-            if name == "reference":
-                rate, digest = run_reference(args.build, core, args.steps, args.resolution)
+            if name in REFERENCES:
+                rate, digest = run_reference(args.build, name, core, args.steps, args.resolution)
             else:
                 rate, digest = run_sus(args.build, args.deck, name, core, args.steps)
             samples[(core, name)].append(rate)
@@ -137,20 +145,24 @@ def main():
                "digests_identical": len(digests) == 1, "results": {}}
     print(f"\nBurgers {args.resolution}^3 in 32^3 patches, {args.steps} steps; cell updates/s, "
           f"median and best of {args.runs} interleaved runs")
-    print(f"{'cores':>5}  {'configuration':<18} {'median':>10} {'best':>10} {'/ reference':>12}")
+    print(f"{'cores':>5}  {'configuration':<24} {'median':>10} {'best':>10} {'/ fused':>8} "
+          f"{'/ patches':>9}")
+    labels = {"fused": "fused loop (one array)", "patches": "hand-written patches"}
     for core in cores:
         rows = {}
-        for name in ["reference"] + MODES:
+        for name in REFERENCES + MODES:
             values = samples[(core, name)]
             rows[name] = {"median": statistics.median(values), "best": max(values), "samples": values}
         for name in MODES:
-            rows[name]["ratio_to_reference"] = rows[name]["median"] / rows["reference"]["median"]
+            for reference in REFERENCES:
+                rows[name][f"ratio_to_{reference}"] = rows[name]["median"] / rows[reference]["median"]
         summary["results"][str(core)] = rows
-        for name in ["reference"] + MODES:
-            label = "fused reference" if name == "reference" else f"sus {name}"
-            ratio = rows[name].get("ratio_to_reference")
-            print(f"{core:>5}  {label:<18} {rows[name]['median']:10.3e} {rows[name]['best']:10.3e} "
-                  f"{(f'{ratio:.3f}' if ratio else ''):>12}")
+        for name in REFERENCES + MODES:
+            row = rows[name]
+            fused = f"{row['ratio_to_fused']:.3f}" if name in MODES else ""
+            patches = f"{row['ratio_to_patches']:.3f}" if name in MODES else ""
+            print(f"{core:>5}  {labels.get(name, 'sus ' + name):<24} {row['median']:10.3e} "
+                  f"{row['best']:10.3e} {fused:>8} {patches:>9}")
     print(f"digests: {', '.join(sorted(digests))} ({'identical' if len(digests) == 1 else 'DIFFER'})")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "burgers.json").write_text(json.dumps(summary, indent=2) + "\n")
