@@ -80,6 +80,7 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
           const IntVector hi = min(lo + tile, end);
           for (int k = lo.z; k < hi.z; ++k)
             for (int j = lo.y; j < hi.y; ++j)
+#pragma GCC ivdep
               for (int i = lo.x; i < hi.x; ++i)
                 body(i, j, k, inputs, outputs);
         });

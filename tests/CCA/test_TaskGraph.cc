@@ -406,6 +406,17 @@ INSTANTIATE_TEST_SUITE_P(
                    {},
                    2,
                    Ghost::AroundFaces},
+        // Many ranks with few patches each: the compiler looks only at the
+        // patches near its own, and both ends must still agree on every piece.
+        LayoutCase{"ManyRanksFewPatchesEach",
+                   {12, 10, 8},
+                   {6, 5, 4},
+                   {1, 0, 1},
+                   {false, true, false},
+                   7,
+                   {},
+                   2,
+                   Ghost::AroundCells},
         LayoutCase{"FacesUnevenMixed4",
                    {10, 7, 5},
                    {3, 2, 2},

@@ -247,10 +247,11 @@ RunResult SimulationController::run(const RunOptions& options) {
 
   recordTimestepGraph();  // what rebuild_every_timestep and --emit-taskgraph compile
   reserveTimestepStorage(stepGraph, *newDW, *pool);
+  const double slowestCompile = m_world.allreduceMax(stepGraph.compileSeconds);
   m_log.info("timestep graph: ", stepGraph.tasks.size(), " tasks, ", stepGraph.detailedTasks.size(),
              " detailed tasks, ", stepGraph.sends.size(), " sends and ", stepGraph.receives.size(),
              " receives on rank 0; compiled in ", std::setprecision(3),
-             stepGraph.compileSeconds * 1e3, " ms");
+             stepGraph.compileSeconds * 1e3, " ms (slowest rank ", slowestCompile * 1e3, " ms)");
   if (!options.taskGraphFile.empty() && m_world.isRoot()) {
     writeTaskGraph(options.taskGraphFile, sched, grid, patchRanks, m_world.size());
     m_log.info("wrote the timestep graph to ", options.taskGraphFile);
