@@ -20,27 +20,18 @@ and, with matplotlib (Debian: python3-matplotlib), a PNG chart.
 usage: scripts/bench/burgers.py [--runs 5] [--out bench-results] [--build build]
 A benchmark, not a test: it asserts nothing about time.
 """
-import argparse
 import json
 import os
-import pathlib
 import re
 import statistics
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from benchlib import ROOT, mpirun, parser
 MODES = ["host", "sync", "async"]
 REFERENCES = ["fused", "patches"]
 LAYOUT = "[4,4,4]"
 PATCHES_PER_AXIS = 4
-
-
-def mpirun(ranks):
-    command = ["mpirun", "--oversubscribe", "--bind-to", "core", "-n", str(ranks)]
-    if os.geteuid() == 0:
-        command.insert(1, "--allow-run-as-root")
-    return command
 
 
 def parse(stdout, what):
@@ -52,7 +43,7 @@ def parse(stdout, what):
 
 
 def run_sus(build, deck, mode, ranks, steps):
-    cmd = mpirun(ranks) + [str(build / "StandAlone" / "sus"), "--quiet", "--scheduler", mode,
+    cmd = mpirun(ranks, bind="core") + [str(build / "StandAlone" / "sus"), "--quiet", "--scheduler", mode,
                            "--nthreads", "1", "--max-timesteps", str(steps),
                            "--set", f"grid.level.patches={LAYOUT}", str(deck)]
     env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
@@ -111,18 +102,12 @@ def chart(summary, path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", type=pathlib.Path, default=ROOT / "build")
-    parser.add_argument("--deck", type=pathlib.Path,
-                        default=ROOT / "inputs" / "Burgers" / "burgers_large.yaml")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--resolution", type=int, default=128,
-                        help="the deck's resolution (for the reference)")
-    parser.add_argument("--cores", default="1,2")
-    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench-results")
-    args = parser.parse_args()
+    options = parser(__doc__)
+    options.add_argument("--steps", type=int, default=20)
+    options.add_argument("--resolution", type=int, default=128,
+                         help="the deck's resolution (for the reference)")
+    options.add_argument("--cores", default="1,2")
+    args = options.parse_args()
     if args.runs < 5:
         sys.exit("--runs must be at least 5 (a median of fewer says little on a shared machine)")
     cores = [int(c) for c in args.cores.split(",")]

@@ -13,24 +13,19 @@ Writes a JSON file. A benchmark, not a test: it asserts nothing about time.
 
 usage: scripts/bench/graph_compile.py [--runs 5] [--out bench-results] [--build build]
 """
-import argparse
 import json
 import os
-import pathlib
 import re
 import statistics
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from benchlib import mpirun, parser
 LAYOUTS = [16, 32]
 
 
 def compile_ms(build, deck, per_axis):
-    cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "-n", "2"]
-    if os.geteuid() == 0:
-        cmd.insert(1, "--allow-run-as-root")
-    cmd += [str(build / "StandAlone" / "sus"), "--scheduler", "host", "--max-timesteps", "1",
+    cmd = mpirun(2) + [str(build / "StandAlone" / "sus"), "--scheduler", "host", "--max-timesteps", "1",
             "--set", f"grid.level.patches=[{per_axis},{per_axis},{per_axis}]", str(deck)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
                           env=dict(os.environ, OMP_NUM_THREADS="1"))
@@ -41,14 +36,7 @@ def compile_ms(build, deck, per_axis):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--build", type=pathlib.Path, default=ROOT / "build")
-    parser.add_argument("--deck", type=pathlib.Path,
-                        default=ROOT / "inputs" / "Burgers" / "burgers_large.yaml")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "bench-results")
-    args = parser.parse_args()
+    args = parser(__doc__).parse_args()
     samples = {n: [] for n in LAYOUTS}
     for _ in range(args.runs):
         for n in LAYOUTS:

@@ -1,0 +1,28 @@
+"""What the benchmark scripts share: where things are, how to start MPI
+runs, and the command-line options every benchmark takes."""
+import argparse
+import os
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LARGE_DECK = ROOT / "inputs" / "Burgers" / "burgers_large.yaml"
+
+
+def mpirun(ranks, bind="none"):
+    """mpirun for `ranks` ranks bound to `bind` ("core": each rank and its
+    threads on one core; "none": free to float)."""
+    command = ["mpirun", "--oversubscribe", "--bind-to", bind, "-n", str(ranks)]
+    if os.geteuid() == 0:
+        command.insert(1, "--allow-run-as-root")
+    return command
+
+
+def parser(doc, runs=5):
+    """An argument parser with --build, --deck, --runs and --out."""
+    result = argparse.ArgumentParser(description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    result.add_argument("--build", type=pathlib.Path, default=ROOT / "build")
+    result.add_argument("--deck", type=pathlib.Path, default=LARGE_DECK)
+    result.add_argument("--runs", type=int, default=runs)
+    result.add_argument("--out", type=pathlib.Path, default=ROOT / "bench-results")
+    return result
