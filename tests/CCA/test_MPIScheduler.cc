@@ -7,6 +7,7 @@
 
 #include "CCA/Components/Schedulers/MPIScheduler.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Ports/LoadBalancer.h"
 #include "CCA/Ports/DataWarehouse.h"
 #include "CCA/Ports/ExecutionContext.h"
 #include "Core/Grid/Grid.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -323,6 +325,89 @@ TEST_P(MPISchedulerTest, GraphCompiledForAnotherRankIsRejected) {
   OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
   OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
   EXPECT_THROW(scheduler.execute(graph, oldDW, newDW), Error);
+}
+
+// A timestep graph run on the warehouse it fills, as the controller does:
+// from the second step on, the local ghost copies were made ahead, at the
+// end of the previous step (EagerCopy), and every ghost cell must still hold
+// its neighbour's value of that step, for both ghost kinds.
+TEST_P(MPISchedulerTest, GhostsCopiedAheadHoldTheNeighboursLatestValues) {
+  for (const Ghost::Type type : {Ghost::AroundFaces, Ghost::AroundCells}) {
+    SCOPED_TRACE(ghostTypeName(type));
+    constexpr int numGhost = 2;
+    VarLabelRegistry labels;
+    const VarLabel* u = labels.create<CCVariable<double>>("u");
+    // The value of cell c after `step` steps; exact in double.
+    const auto value = [](int step, const IntVector& c) { return f(c) + 1.0e6 * step; };
+    std::int64_t wrong = 0, copiedAhead = 0;
+    int step = 0;
+    MPIScheduler scheduler(m_world);
+    scheduler.beginGraph("timestep");
+    scheduler.addTask(
+        std::move(Task(
+                      "advance",
+                      [&](const Patch& patch, const DataWarehouse& old, DataWarehouse& dw,
+                          ExecutionContext&) {
+                        const ConstCCVariable<double> before = old.get<double>(u, patch, type, numGhost);
+                        const Box interior = patch.interior();
+                        level().ghostedBox(patch, numGhost).forEachCell([&](const IntVector& c) {
+                          int outside = 0;
+                          for (int axis = 0; axis < 3; ++axis)
+                            outside += c[axis] < interior.lo()[axis] || c[axis] >= interior.hi()[axis];
+                          const bool filled = type == Ghost::AroundCells || outside <= 1 ||
+                                              patch.extendedBox().contains(c);
+                          if (filled && before(c) != value(step - 1, wrap(level(), c))) ++wrong;
+                        });
+                        CCVariable<double> next = dw.allocateAndPut<double>(u, patch);
+                        patch.extendedBox().forEachCell([&](const IntVector& c) { next(c) = value(step, c); });
+                      },
+                      Task::Kind::Host)
+                      .requiresVar(Task::OldDW, u, type, numGhost)
+                      .computesVar(u)),
+        level().eachPatch());
+    const CompiledGraph graph = scheduler.compile(m_grid, m_ranks);
+    std::size_t localCopies = 0;
+    for (const GhostFill& fill : graph.fills)
+      localCopies += fill.localCopies.size();
+    EXPECT_EQ(graph.eagerCopies.size(), localCopies) << "every local copy can be made ahead";
+
+    auto oldDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, 0.0, 0.0);
+    initialise(u, *oldDW);
+    // initialise() wrote f, the value of step 0.
+    for (step = 1; step <= 3; ++step) {
+      SCOPED_TRACE("step " + std::to_string(step));
+      oldDW->setRole("OldDW");
+      copiedAhead = 0;
+      for (const Patch* patch : patchesOwnedBy(level(), m_ranks, m_world.rank()))
+        copiedAhead += oldDW->localGhostsFilled(u, *patch, numGhost, type);
+      auto newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", step, 0.0, 0.0);
+      wrong = 0;
+      scheduler.execute(graph, *oldDW, *newDW);
+      EXPECT_EQ(globalSum(wrong), 0);
+      // The initial warehouse came from another graph; later ones from this one.
+      std::int64_t withLocalCopies = 0;
+      for (const GhostFill& fill : graph.fills) withLocalCopies += !fill.localCopies.empty();
+      EXPECT_EQ(copiedAhead, step == 1 ? 0 : withLocalCopies);
+      oldDW = std::move(newDW);
+    }
+  }
+}
+
+TEST_P(MPISchedulerTest, NoCopyAheadForALabelReadWithGhostsFromTheNewWarehouse) {
+  VarLabelRegistry labels;
+  const VarLabel* u = labels.create<CCVariable<double>>("u");
+  const VarLabel* v = labels.create<CCVariable<double>>("v");
+  MPIScheduler scheduler(m_world);
+  scheduler.beginGraph("timestep");
+  scheduler.addTask(std::move(Task("advance", noCallback())
+                                  .requiresVar(Task::OldDW, u, Ghost::AroundFaces, 1)
+                                  .computesVar(u)),
+                    level().eachPatch());
+  scheduler.addTask(std::move(Task("smooth", noCallback())
+                                  .requiresVar(Task::NewDW, u, Ghost::AroundFaces, 1)
+                                  .computesVar(v)),
+                    level().eachPatch());
+  EXPECT_TRUE(scheduler.compile(m_grid, m_ranks).eagerCopies.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, MPISchedulerTest,

@@ -57,6 +57,23 @@ struct GhostFill {
   std::vector<GhostPiece> localCopies;
   // (receive message index, piece index) pairs that land in this variable.
   std::vector<std::pair<int, int>> remotePieces;
+  // OldDW fills only: how many eager copies (below) the previous execution
+  // of this graph made of the local copies (all of them, or none).
+  int eagerCopies = 0;
+};
+
+// A local ghost copy made one step ahead. A graph that computes a label the
+// next step reads from OldDW with ghosts (the timestep graph, run again on
+// the warehouse it fills) makes the next step's local copy as soon as the
+// source and the destination patch have their final values in this NewDW,
+// while both are still in cache (for x neighbours, the tasks just before),
+// rather than at the start of the next step, when at least one side has gone
+// cold. The warehouse remembers which fills are done, and the next execution
+// skips their local copies.
+struct EagerCopy {
+  int fill = -1;               // the OldDW fill of the next step (index into fills)
+  int piece = -1;              // which of its local copies
+  std::vector<int> producers;  // local detailed tasks that leave the final values
 };
 
 struct DetailedTask {
@@ -70,6 +87,7 @@ struct DetailedTask {
   std::vector<int> successors;            // the local detailed tasks that wait for this one
   std::vector<int> fills;                 // ghost fills to perform before running
   std::vector<int> sendsToRelease;        // send messages this task helps produce
+  std::vector<int> eagerCopiesToRelease;  // eager copies this task helps produce
   std::vector<int> contributors;          // Reduction only: local tasks that contribute
   std::vector<int> contributionsPerRank;  // Reduction only: contributing patches on each rank
 
@@ -85,6 +103,7 @@ struct CompiledGraph {
   std::vector<GhostFill> fills;
   std::vector<Message> sends;
   std::vector<Message> receives;
+  std::vector<EagerCopy> eagerCopies;
   // Per label: the most ghost layers any reader asks for (allocation hint).
   std::map<const VarLabel*, int> ghostLayers;
   // Labels the graph reads from the old warehouse (kept across the swap).

@@ -63,6 +63,12 @@ ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse
   }
   m_buffers.prepare(graph);
   m_fillDone.assign(graph.fills.size(), false);
+  m_pendingEagerProducers.resize(graph.eagerCopies.size());
+  for (std::size_t e = 0; e < graph.eagerCopies.size(); ++e)
+    m_pendingEagerProducers[e] = static_cast<int>(graph.eagerCopies[e].producers.size());
+  m_eagerCopiesLeft.resize(graph.fills.size());
+  for (std::size_t f = 0; f < graph.fills.size(); ++f)
+    m_eagerCopiesLeft[f] = graph.fills[f].eagerCopies;
   m_reductions.reserve(n);
 }
 
@@ -126,7 +132,28 @@ std::vector<int> ExecutionState::finish(int id) {
   for (int send : node(id).sendsToRelease) {
     if (--m_pendingProducers[static_cast<std::size_t>(send)] == 0) postSend(send);
   }
+  for (int copy : node(id).eagerCopiesToRelease) {
+    if (--m_pendingEagerProducers[static_cast<std::size_t>(copy)] == 0) performEagerCopy(copy);
+  }
   return ready;
+}
+
+void ExecutionState::performEagerCopy(int index) {
+  const CommTimer timer(*this);
+  const ScopedTimer packing(m_stats.packSeconds);
+  const EagerCopy& eager = m_graph.eagerCopies[static_cast<std::size_t>(index)];
+  const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(eager.fill)];
+  const GhostPiece& piece = fill.localCopies[static_cast<std::size_t>(eager.piece)];
+  const Patch& target = patch(fill.patchId);
+  const auto destination = m_newDW.findGridVariable(fill.label, target);
+  const auto source = m_newDW.findGridVariable(fill.label, patch(piece.sourcePatch));
+  TESSERA_REQUIRE_THROWS(destination != nullptr && source != nullptr,
+                         "eager ghost copy of '" << fill.label->name() << "' from patch "
+                                                 << piece.sourcePatch << " to patch "
+                                                 << fill.patchId << ": not in " << m_newDW.name());
+  destination->copyFrom(*source, piece.sourceBox, piece.offset);
+  if (--m_eagerCopiesLeft[static_cast<std::size_t>(eager.fill)] == 0)
+    m_newDW.markLocalGhostsFilled(fill.label, target, fill.numGhost, fill.type);
 }
 
 void ExecutionState::postSend(int index) {
@@ -207,7 +234,12 @@ void ExecutionState::performFills(const DetailedTask& task) {
     const Patch& target = patch(fill.patchId);
     dw.ensureGhostRoom(fill.label, target, fill.numGhost);
     const auto destination = dw.findGridVariable(fill.label, target);
+    // The previous step may have made the local copies already, while their
+    // data was in cache.
+    const bool copiedAhead = fill.dw == Task::OldDW &&
+                             dw.localGhostsFilled(fill.label, target, fill.numGhost, fill.type);
     for (const GhostPiece& copy : fill.localCopies) {
+      if (copiedAhead) break;
       const auto source = dw.findGridVariable(copy.label, patch(copy.sourcePatch));
       TESSERA_REQUIRE_THROWS(source != nullptr, "ghost cells of '"
                                                     << copy.label->name() << "' need patch "

@@ -136,6 +136,8 @@ class ExecutionState {
   bool sendsOutstanding() const;
   void checkComplete();
   void postSend(int index);
+  // Makes eager copy `index` in the new warehouse (see EagerCopy).
+  void performEagerCopy(int index);
   void combineReduction(PendingReduction& pending);
 
   const CompiledGraph& m_graph;
@@ -157,6 +159,8 @@ class ExecutionState {
   std::vector<bool> m_sendDone;
   std::vector<int> m_pendingProducers;
   std::vector<bool> m_fillDone;
+  std::vector<int> m_pendingEagerProducers;  // per eager copy
+  std::vector<int> m_eagerCopiesLeft;        // per fill
   std::vector<PendingReduction> m_reductions;
   bool m_completed = false;
   std::function<bool()> m_deviceBusy;

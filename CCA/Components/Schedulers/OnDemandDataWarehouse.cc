@@ -77,6 +77,22 @@ void OnDemandDataWarehouse::ensureGhostRoom(const VarLabel* label, const Patch& 
   const Box keep = old->box().intersection(needed);
   grown->copyFrom(*old, keep, IntVector{});
   found->second = std::shared_ptr<GridVariableBase>(std::move(grown));
+  m_localGhostsFilled.erase({label, patch.id()});
+}
+
+void OnDemandDataWarehouse::markLocalGhostsFilled(const VarLabel* label, const Patch& patch,
+                                                  int numGhost, Ghost::Type type) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_localGhostsFilled[{label, patch.id()}] = {numGhost, type};
+}
+
+bool OnDemandDataWarehouse::localGhostsFilled(const VarLabel* label, const Patch& patch,
+                                              int numGhost, Ghost::Type type) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_localGhostsFilled.find({label, patch.id()});
+  if (found == m_localGhostsFilled.end()) return false;
+  const auto [depth, filled] = found->second;
+  return depth >= numGhost && widerGhost(filled, type) == filled;
 }
 
 void OnDemandDataWarehouse::putReductionContribution(const VarLabel* label, int patchId,
@@ -130,6 +146,8 @@ void OnDemandDataWarehouse::retainOnly(const std::set<const VarLabel*>& keep) {
     if (m_pool) m_pool->give(it->first.first, it->first.second, std::move(it->second));
     it = m_grid.erase(it);
   }
+  for (auto it = m_localGhostsFilled.begin(); it != m_localGhostsFilled.end();)
+    it = keep.count(it->first.first) ? std::next(it) : m_localGhostsFilled.erase(it);
   for (auto it = m_perPatch.begin(); it != m_perPatch.end();) {
     if (keep.count(it->first.first)) {
       ++it;

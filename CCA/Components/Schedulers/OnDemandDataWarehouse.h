@@ -49,6 +49,14 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   void setGhostLayers(const std::map<const VarLabel*, int>& layers);
   // Grows the allocation of (label, patch) so `numGhost` layers fit, keeping its data.
   void ensureGhostRoom(const VarLabel* label, const Patch& patch, int numGhost);
+  // Records that the ghost cells of (label, patch) that come from this
+  // rank's patches hold their values, `numGhost` deep, of kind `type` (a
+  // graph made those copies ahead: see EagerCopy).
+  void markLocalGhostsFilled(const VarLabel* label, const Patch& patch, int numGhost,
+                             Ghost::Type type);
+  // True when such a record covers `numGhost` layers of kind `type`.
+  bool localGhostsFilled(const VarLabel* label, const Patch& patch, int numGhost,
+                         Ghost::Type type) const;
   // This rank's contributions to a reduction, by patch id.
   std::map<int, std::vector<std::byte>> reductionContributions(const VarLabel* label) const;
   void setReducedValue(const VarLabel* label, const std::byte* value);
@@ -70,6 +78,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   std::map<const VarLabel*, std::map<int, std::vector<std::byte>>> m_contributions;
   std::map<const VarLabel*, std::vector<std::byte>> m_reduced;
   std::map<Key, std::any> m_perPatch;
+  std::map<Key, std::pair<int, Ghost::Type>> m_localGhostsFilled;
   std::shared_ptr<VariablePool> m_pool;
 };
 

@@ -55,6 +55,7 @@ class GraphBuilder {
     createLocalTasks();
     linkLocalTasks();
     buildMessages();
+    planEagerCopies();
     for (const DetailedTask& node : m_graph.detailedTasks) {
       for (int p : node.predecessors)
         m_graph.detailedTasks[static_cast<std::size_t>(p)].successors.push_back(node.id);
@@ -310,6 +311,56 @@ class GraphBuilder {
         }
       }
       list.push_back(std::move(message));
+    }
+  }
+
+  // The task that leaves the final version of `label` on `patch`, or -1.
+  int lastWriter(const VarLabel* label, const Patch& patch) const {
+    auto chain = m_chains.find(label);
+    if (chain == m_chains.end()) return -1;
+    int last = -1;
+    for (int writer : chain->second)
+      if (patchSet(writer).contains(patch)) last = writer;
+    return last;
+  }
+
+  // See EagerCopy. Only for labels no task of this graph reads from NewDW
+  // with ghosts, so nothing else ever writes the ghost cells it fills.
+  void planEagerCopies() {
+    std::set<const VarLabel*> newGhostReads;
+    for (const Task& task : m_graph.tasks)
+      for (const Task::Dependency& dep : task.dependencies())
+        if (dep.access == Task::Access::Requires && dep.dw == Task::NewDW && dep.numGhost > 0)
+          newGhostReads.insert(dep.label);
+    for (std::size_t f = 0; f < m_graph.fills.size(); ++f) {
+      GhostFill& fill = m_graph.fills[f];
+      if (fill.dw != Task::OldDW || fill.localCopies.empty() || newGhostReads.count(fill.label))
+        continue;
+      const Patch& target = m_grid.patchById(fill.patchId);
+      const int targetWriter = lastWriter(fill.label, target);
+      if (targetWriter < 0) continue;
+      std::vector<EagerCopy> copies;
+      for (std::size_t k = 0; k < fill.localCopies.size(); ++k) {
+        const int sourcePatch = fill.localCopies[k].sourcePatch;
+        const int sourceWriter = lastWriter(fill.label, m_grid.patchById(sourcePatch));
+        if (sourceWriter < 0) break;
+        EagerCopy copy;
+        copy.fill = static_cast<int>(f);
+        copy.piece = static_cast<int>(k);
+        copy.producers.push_back(localNode(targetWriter, fill.patchId));
+        const int sourceNode = localNode(sourceWriter, sourcePatch);
+        if (sourceNode != copy.producers.front()) copy.producers.push_back(sourceNode);
+        copies.push_back(std::move(copy));
+      }
+      if (copies.size() != fill.localCopies.size()) continue;  // some source is never computed
+      fill.eagerCopies = static_cast<int>(copies.size());
+      for (EagerCopy& copy : copies) {
+        const int index = static_cast<int>(m_graph.eagerCopies.size());
+        for (int producer : copy.producers)
+          m_graph.detailedTasks[static_cast<std::size_t>(producer)].eagerCopiesToRelease.push_back(
+              index);
+        m_graph.eagerCopies.push_back(std::move(copy));
+      }
     }
   }
 
