@@ -102,10 +102,10 @@ class DataWarehouse {
   template <class T>
   PerPatch<T> getPerPatch(const VarLabel* label, const Patch& patch) const {
     checkType<PerPatch<T>>(label, "getPerPatch");
-    const std::any value = perPatchValue(label, patch);
-    TESSERA_REQUIRE_THROWS(value.has_value(), "per-patch '" << label->name() << "' on " << patch
-                                                            << " is not in " << name());
-    return PerPatch<T>(std::any_cast<T>(value));
+    const std::any* value = findPerPatchValue(label, patch);
+    TESSERA_REQUIRE_THROWS(value != nullptr, "per-patch '" << label->name() << "' on " << patch
+                                                           << " is not in " << name());
+    return PerPatch<T>(std::any_cast<const T&>(*value));
   }
 
   // A value `label` had on `patch` in a warehouse the runtime has retired,
@@ -133,7 +133,9 @@ class DataWarehouse {
   // False until the runtime has combined the contributions.
   virtual bool reducedValue(const VarLabel* label, std::byte* out) const = 0;
   virtual void putPerPatchValue(const VarLabel* label, const Patch& patch, std::any value) = 0;
-  virtual std::any perPatchValue(const VarLabel* label, const Patch& patch) const = 0;
+  // The value, or nullptr; valid until the warehouse drops the variable
+  // (never while a graph runs on it).
+  virtual const std::any* findPerPatchValue(const VarLabel* label, const Patch& patch) const = 0;
   // Retired storage of exactly `box` for (label, patch), or nullptr.
   virtual std::shared_ptr<GridVariableBase> recycledGridVariable(const VarLabel* label,
                                                                  const Patch& patch,

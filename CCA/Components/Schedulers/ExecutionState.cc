@@ -132,15 +132,17 @@ std::vector<int> ExecutionState::finish(int id) {
   for (int send : node(id).sendsToRelease) {
     if (--m_pendingProducers[static_cast<std::size_t>(send)] == 0) postSend(send);
   }
-  for (int copy : node(id).eagerCopiesToRelease) {
-    if (--m_pendingEagerProducers[static_cast<std::size_t>(copy)] == 0) performEagerCopy(copy);
+  if (!node(id).eagerCopiesToRelease.empty()) {
+    const CommTimer timer(*this);
+    const ScopedTimer packing(m_stats.packSeconds);
+    for (int copy : node(id).eagerCopiesToRelease) {
+      if (--m_pendingEagerProducers[static_cast<std::size_t>(copy)] == 0) performEagerCopy(copy);
+    }
   }
   return ready;
 }
 
 void ExecutionState::performEagerCopy(int index) {
-  const CommTimer timer(*this);
-  const ScopedTimer packing(m_stats.packSeconds);
   const EagerCopy& eager = m_graph.eagerCopies[static_cast<std::size_t>(index)];
   const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(eager.fill)];
   const GhostPiece& piece = fill.localCopies[static_cast<std::size_t>(eager.piece)];
@@ -265,14 +267,7 @@ void ExecutionState::postReduction(const DetailedTask& task) {
   const std::size_t record = sizeof(std::int64_t) + ops.bytes;
   PendingReduction pending;
   pending.node = task.id;
-  const auto mine = m_newDW.reductionContributions(label);
-  for (const auto& [patchId, value] : mine) {
-    const std::int64_t id = patchId;
-    const std::size_t at = pending.local.size();
-    pending.local.resize(at + record);
-    std::memcpy(pending.local.data() + at, &id, sizeof(id));
-    std::memcpy(pending.local.data() + at + sizeof(id), value.data(), ops.bytes);
-  }
+  const std::size_t mine = m_newDW.appendReductionRecords(label, pending.local);
   // Every rank knows from the graph how many patches contribute on each rank,
   // so one non-blocking gather suffices.
   pending.counts.assign(static_cast<std::size_t>(m_comm.size()), 0);
@@ -281,7 +276,7 @@ void ExecutionState::postReduction(const DetailedTask& task) {
   }
   TESSERA_REQUIRE_THROWS(pending.counts[static_cast<std::size_t>(m_comm.rank())] ==
                              static_cast<int>(pending.local.size()),
-                         "reduction '" << label->name() << "' has " << mine.size()
+                         "reduction '" << label->name() << "' has " << mine
                                        << " contributions on this rank; the graph expects "
                                        << pending.counts[static_cast<std::size_t>(m_comm.rank())] /
                                               static_cast<int>(record));
@@ -324,12 +319,17 @@ void ExecutionState::combineReduction(PendingReduction& pending) {
   const VarLabel* label = node(pending.node).reduction;
   const ReductionOps& ops = label->reductionOps();
   const std::size_t record = sizeof(std::int64_t) + ops.bytes;
-  std::map<std::int64_t, const std::byte*> byPatch;
+  std::vector<std::pair<std::int64_t, const std::byte*>> byPatch;
+  byPatch.reserve(pending.all.size() / record);
   for (std::size_t offset = 0; offset < pending.all.size(); offset += record) {
     std::int64_t id = 0;
     std::memcpy(&id, pending.all.data() + offset, sizeof(id));
-    byPatch[id] = pending.all.data() + offset + sizeof(id);
+    byPatch.emplace_back(id, pending.all.data() + offset + sizeof(id));
   }
+  // Each rank's records arrive in id order; sorting the whole makes the order
+  // the level's, whatever the distribution.
+  std::sort(byPatch.begin(), byPatch.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::byte> result(ops.bytes);
   ops.identity(result.data());
   for (const auto& [id, value] : byPatch)

@@ -1,5 +1,6 @@
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 
+#include <cstring>
 #include <sstream>
 
 namespace tessera {
@@ -97,11 +98,16 @@ bool OnDemandDataWarehouse::localGhostsFilled(const VarLabel* label, const Patch
 
 void OnDemandDataWarehouse::putReductionContribution(const VarLabel* label, int patchId,
                                                      const std::byte* value) {
+  TESSERA_REQUIRE_THROWS(label->elementBytes() <= sizeof(Contribution::bytes),
+                         "reduction '" << label->name() << "' has values of "
+                                       << label->elementBytes() << " bytes; at most "
+                                       << sizeof(Contribution::bytes) << " are supported");
   std::lock_guard<std::mutex> lock(m_mutex);
-  auto& slot = m_contributions[label][patchId];
-  TESSERA_REQUIRE_THROWS(slot.empty(),
+  Contribution contribution;
+  std::memcpy(contribution.bytes.data(), value, label->elementBytes());
+  const bool fresh = m_contributions[label].emplace(patchId, contribution).second;
+  TESSERA_REQUIRE_THROWS(fresh,
                          "patch " << patchId << " contributed twice to '" << label->name() << "'");
-  slot.assign(value, value + label->elementBytes());
 }
 
 bool OnDemandDataWarehouse::reducedValue(const VarLabel* label, std::byte* out) const {
@@ -115,8 +121,31 @@ bool OnDemandDataWarehouse::reducedValue(const VarLabel* label, std::byte* out) 
 std::map<int, std::vector<std::byte>> OnDemandDataWarehouse::reductionContributions(
     const VarLabel* label) const {
   std::lock_guard<std::mutex> lock(m_mutex);
+  std::map<int, std::vector<std::byte>> copy;
   auto found = m_contributions.find(label);
-  return found == m_contributions.end() ? std::map<int, std::vector<std::byte>>{} : found->second;
+  if (found == m_contributions.end()) return copy;
+  for (const auto& [patchId, contribution] : found->second)
+    copy[patchId].assign(contribution.bytes.begin(),
+                         contribution.bytes.begin() + static_cast<long>(label->elementBytes()));
+  return copy;
+}
+
+std::size_t OnDemandDataWarehouse::appendReductionRecords(const VarLabel* label,
+                                                          std::vector<std::byte>& records) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_contributions.find(label);
+  if (found == m_contributions.end()) return 0;
+  const std::size_t bytes = label->elementBytes();
+  const std::size_t record = sizeof(std::int64_t) + bytes;
+  std::size_t at = records.size();
+  records.resize(at + found->second.size() * record);
+  for (const auto& [patchId, contribution] : found->second) {
+    const std::int64_t id = patchId;
+    std::memcpy(records.data() + at, &id, sizeof(id));
+    std::memcpy(records.data() + at + sizeof(id), contribution.bytes.data(), bytes);
+    at += record;
+  }
+  return found->second.size();
 }
 
 void OnDemandDataWarehouse::setReducedValue(const VarLabel* label, const std::byte* value) {
@@ -130,10 +159,11 @@ void OnDemandDataWarehouse::putPerPatchValue(const VarLabel* label, const Patch&
   m_perPatch[{label, patch.id()}] = std::move(value);
 }
 
-std::any OnDemandDataWarehouse::perPatchValue(const VarLabel* label, const Patch& patch) const {
+const std::any* OnDemandDataWarehouse::findPerPatchValue(const VarLabel* label,
+                                                         const Patch& patch) const {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto found = m_perPatch.find({label, patch.id()});
-  return found == m_perPatch.end() ? std::any{} : found->second;
+  return found == m_perPatch.end() ? nullptr : &found->second;
 }
 
 void OnDemandDataWarehouse::retainOnly(const std::set<const VarLabel*>& keep) {

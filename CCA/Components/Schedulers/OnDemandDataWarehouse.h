@@ -6,6 +6,7 @@
 #include "CCA/Components/Schedulers/VariablePool.h"
 #include "CCA/Ports/DataWarehouse.h"
 
+#include <array>
 #include <map>
 #include <mutex>
 #include <set>
@@ -40,7 +41,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
                                 const std::byte* value) override;
   bool reducedValue(const VarLabel* label, std::byte* out) const override;
   void putPerPatchValue(const VarLabel* label, const Patch& patch, std::any value) override;
-  std::any perPatchValue(const VarLabel* label, const Patch& patch) const override;
+  const std::any* findPerPatchValue(const VarLabel* label, const Patch& patch) const override;
   std::shared_ptr<GridVariableBase> recycledGridVariable(const VarLabel* label, const Patch& patch,
                                                          const Box& box) override;
   std::any takeRecycledPerPatch(const VarLabel* label, const Patch& patch) override;
@@ -59,6 +60,9 @@ class OnDemandDataWarehouse final : public DataWarehouse {
                          Ghost::Type type) const;
   // This rank's contributions to a reduction, by patch id.
   std::map<int, std::vector<std::byte>> reductionContributions(const VarLabel* label) const;
+  // Appends them to `records` as (int64 patch id, value) records in patch-id
+  // order, without copying them elsewhere first; returns how many.
+  std::size_t appendReductionRecords(const VarLabel* label, std::vector<std::byte>& records) const;
   void setReducedValue(const VarLabel* label, const std::byte* value);
   void setPool(std::shared_ptr<VariablePool> pool) { m_pool = std::move(pool); }
   // Drops every variable whose label is not in `keep`.
@@ -75,7 +79,11 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   mutable std::mutex m_mutex;
   std::map<Key, std::shared_ptr<GridVariableBase>> m_grid;
   std::map<const VarLabel*, int> m_ghostLayers;
-  std::map<const VarLabel*, std::map<int, std::vector<std::byte>>> m_contributions;
+  // A reduction value lives in the map node (no allocation of its own).
+  struct Contribution {
+    std::array<std::byte, 16> bytes{};
+  };
+  std::map<const VarLabel*, std::map<int, Contribution>> m_contributions;
   std::map<const VarLabel*, std::vector<std::byte>> m_reduced;
   std::map<Key, std::any> m_perPatch;
   std::map<Key, std::pair<int, Ghost::Type>> m_localGhostsFilled;
