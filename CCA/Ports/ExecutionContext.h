@@ -36,8 +36,8 @@ class ExecutionContext {
   explicit ExecutionContext(const std::string& label, Space space = Space::Device,
                             TilingOptions tiling = {})
       : m_label(label), m_space(space), m_tiling(tiling) {}
-  ExecutionContext(std::string&& label, Space space = Space::Device, TilingOptions tiling = {})
-      = delete;
+  ExecutionContext(std::string&& label, Space space = Space::Device,
+                   TilingOptions tiling = {}) = delete;
 
   const std::string& label() const { return m_label; }
   Space space() const { return m_space; }
@@ -68,7 +68,8 @@ class ExecutionContext {
     ++m_kernels;
     for (int b = 0; b < count; ++b)
       m_cells += boxes[b].volume();
-    onSpace([&](const auto& space) { tessera::parallelForBoxes(m_label, space, boxes, count, body); });
+    onSpace(
+        [&](const auto& space) { tessera::parallelForBoxes(m_label, space, boxes, count, body); });
   }
 
   // body(i, j, k, accumulator) reduced with a Kokkos reducer; blocks for the result.

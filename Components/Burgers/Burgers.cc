@@ -151,8 +151,7 @@ void Burgers::computeStableTimestep(const Patch& patch, const DataWarehouse&, Da
 
 void Burgers::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                           ExecutionContext& exec) const {
-  const CellArray<const double> uOld =
-      oldDW.get<double>(m_u, patch, Ghost::AroundFaces, 1).array();
+  const CellArray<const double> uOld = oldDW.get<double>(m_u, patch, Ghost::AroundFaces, 1).array();
   const CellArray<double> unew = newDW.allocateAndPut<double>(m_u, patch).array();
   const Vector3 dx = patch.spacing();
   // Reciprocals: the kernel multiplies instead of dividing in every cell.

@@ -47,8 +47,8 @@ class Burgers final : public Application {
   // storage of a retired warehouse's tables when there is one.
   PhiTables phiTables(const Patch& patch, DataWarehouse& newDW) const;
   // Sets the extra cells of `u` to the exact solution at the tables' time.
-  void applyBoundaryConditions(const Patch& patch, const CellArray<double>& u,
-                               const PhiTables& phi, ExecutionContext& exec) const;
+  void applyBoundaryConditions(const Patch& patch, const CellArray<double>& u, const PhiTables& phi,
+                               ExecutionContext& exec) const;
 
   const VarLabel* m_u;
   const VarLabel* m_phi;  // PerPatch<PhiTables>

@@ -162,8 +162,8 @@ std::vector<const Patch*> Level::patchesIntersecting(const Box& box) const {
   for (int pk = first.z; pk <= last.z; ++pk)
     for (int pj = first.y; pj <= last.y; ++pj)
       for (int pi = first.x; pi <= last.x; ++pi) {
-        const Patch& patch =
-            m_patches[static_cast<std::size_t>((pk * m_spec.patches.y + pj) * m_spec.patches.x + pi)];
+        const Patch& patch = m_patches[static_cast<std::size_t>(
+            (pk * m_spec.patches.y + pj) * m_spec.patches.x + pi)];
         if (patch.extendedBox().intersects(query)) found.push_back(&patch);
       }
   return found;
@@ -181,7 +181,8 @@ void Level::forEachImageSource(const Box& wanted, const F& f) const {
     for (int iy = imageLo.y; iy <= imageHi.y; ++iy) {
       for (int ix = imageLo.x; ix <= imageHi.x; ++ix) {
         const IntVector image = IntVector{ix, iy, iz} * m_spec.resolution;
-        for (const Patch* source : patchesIntersecting(wanted.shift(-image))) f(*source, image);
+        for (const Patch* source : patchesIntersecting(wanted.shift(-image)))
+          f(*source, image);
       }
     }
   }
@@ -191,7 +192,8 @@ std::vector<const Patch*> Level::patchesNear(const Patch& patch, int distance) c
   std::vector<const Patch*> near;
   forEachImageSource(patch.extendedBox().grow(distance),
                      [&](const Patch& source, const IntVector&) { near.push_back(&source); });
-  std::sort(near.begin(), near.end(), [](const Patch* a, const Patch* b) { return a->id() < b->id(); });
+  std::sort(near.begin(), near.end(),
+            [](const Patch* a, const Patch* b) { return a->id() < b->id(); });
   near.erase(std::unique(near.begin(), near.end()), near.end());
   return near;
 }

@@ -47,8 +47,7 @@ template <class ExecSpace>
 Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> hostPolicy(const ExecSpace& space,
                                                                   const Box& box, bool planes) {
   const IntVector n = box.size();
-  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0,
-                                                                planes ? n.z : n.y * n.z);
+  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, planes ? n.z : n.y * n.z);
 }
 
 // Calls rows(j, k) for every x row of `box` on a host space, each thread

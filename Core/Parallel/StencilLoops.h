@@ -34,9 +34,9 @@ void stencilFor(const std::string& label, const ExecSpace& space, const Box& box
     const int loX = box.lo().x;
     const int hiX = box.hi().x;
     forEachRowOnHost(label, space, box, [=](int j, int k) {
-      // A stencil reads only its inputs and writes only its outputs, which
-      // are other variables: no iteration of a row feeds another, so the
-      // compiler may vectorise without checking for overlap.
+    // A stencil reads only its inputs and writes only its outputs, which
+    // are other variables: no iteration of a row feeds another, so the
+    // compiler may vectorise without checking for overlap.
 #pragma GCC ivdep
       for (int i = loX; i < hiX; ++i)
         body(i, j, k, in, out);
@@ -105,7 +105,7 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
         const IntVector lo = origin + at * tile;
         const Box tileBox(lo, min(lo + tile, end));
         const Box staged = tileBox.grow(ghost);
-            const IntVector s = staged.size();
+        const IntVector s = staged.size();
         const IntVector c = tileBox.size();
 
         // Stage every input with its halo, row by row (contiguous in x).
@@ -114,9 +114,11 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
           const Scratch scratch(team.team_scratch(0), stagedCells);
           const CellArray<const T> source = inputs[n];
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, s.y * s.z), [&](int row) {
-            const T* from = &source(staged.lo().x, staged.lo().y + row % s.y, staged.lo().z + row / s.y);
+            const T* from =
+                &source(staged.lo().x, staged.lo().y + row % s.y, staged.lo().z + row / s.y);
             T* to = scratch.data() + static_cast<std::ptrdiff_t>(row) * s.x;
-            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, s.x), [&](int i) { to[i] = from[i]; });
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, s.x),
+                                 [&](int i) { to[i] = from[i]; });
           });
           in[n] = CellArray<const T>(scratch.data(), staged);
         }
@@ -145,7 +147,8 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
             const int k = tileBox.lo().z + row / c.y;
             const T* from = &staging(tileBox.lo().x, j, k);
             T* to = &target(tileBox.lo().x, j, k);
-            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, c.x), [&](int i) { to[i] = from[i]; });
+            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, c.x),
+                                 [&](int i) { to[i] = from[i]; });
           });
         }
       });

@@ -73,7 +73,8 @@ Options parse(int argc, char** argv) {
   }
   if (options.resolution < 2 || options.patches < 1 || options.resolution % options.patches != 0 ||
       options.steps < 0 || !(options.viscosity > 0.0)) {
-    std::fprintf(stderr, "burgers-reference: bad options (the patches must divide the resolution)\n");
+    std::fprintf(stderr,
+                 "burgers-reference: bad options (the patches must divide the resolution)\n");
     std::exit(1);
   }
   return options;
@@ -258,8 +259,7 @@ int main(int argc, char** argv) {
         for (int i = b.lo[0]; i < b.lo[0] + size; ++i) {
           const long c0 = row + (i - b.lo[0]);
           const double c = in[c0];
-          const double advection = p[i] * (c - in[c0 - 1]) * invH +
-                                   py * (c - in[c0 - sy]) * invH +
+          const double advection = p[i] * (c - in[c0 - 1]) * invH + py * (c - in[c0 - sy]) * invH +
                                    pz * (c - in[c0 - sz]) * invH;
           const double diffusion = (in[c0 + 1] - 2.0 * c + in[c0 - 1]) * invH2 +
                                    (in[c0 + sy] - 2.0 * c + in[c0 - sy]) * invH2 +

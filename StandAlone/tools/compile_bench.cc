@@ -51,7 +51,9 @@ int main(int argc, char** argv) {
   int ranks = 2;
   int rank = 0;
   int cells = 4;
-  app.add_option("--patches", layout, "patch layout, e.g. 100,100,100")->delimiter(',')->expected(3);
+  app.add_option("--patches", layout, "patch layout, e.g. 100,100,100")
+      ->delimiter(',')
+      ->expected(3);
   app.add_option("--ranks", ranks, "number of ranks the patches are spread over")
       ->check(CLI::PositiveNumber);
   app.add_option("--rank", rank, "the rank whose graph is compiled")->check(CLI::NonNegativeNumber);
@@ -107,10 +109,11 @@ int main(int argc, char** argv) {
   std::printf("load balance (SFC):    %9.2f ms\n", balanceSeconds * 1e3);
   std::printf("record the tasks:      %9.2f ms\n", recordSeconds * 1e3);
   std::printf("compile rank %-6d    %9.2f ms\n", rank, compileSeconds * 1e3);
-  std::printf("compiled graph: %zu detailed tasks, %zu ghost fills, %zu sends (%zu pieces, %zu bytes), "
-              "%zu receives (%zu bytes)\n",
-              compiled.detailedTasks.size(), compiled.fills.size(), compiled.sends.size(), pieces,
-              compiled.bytesSent(), compiled.receives.size(), compiled.bytesReceived());
+  std::printf(
+      "compiled graph: %zu detailed tasks, %zu ghost fills, %zu sends (%zu pieces, %zu bytes), "
+      "%zu receives (%zu bytes)\n",
+      compiled.detailedTasks.size(), compiled.fills.size(), compiled.sends.size(), pieces,
+      compiled.bytesSent(), compiled.receives.size(), compiled.bytesReceived());
   std::printf("peak memory %.1f MB, total %.2f ms\n", peakMegabytes(), total.seconds() * 1e3);
   return 0;
 }

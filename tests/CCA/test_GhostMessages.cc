@@ -64,7 +64,8 @@ std::map<std::pair<int, int>, GhostCellMap> ghostCellsByRankPair(
       if (type == Ghost::AroundFaces) {
         int outside = 0;
         for (int axis = 0; axis < 3; ++axis)
-          outside += cell[axis] < dest.interior().lo()[axis] || cell[axis] >= dest.interior().hi()[axis];
+          outside +=
+              cell[axis] < dest.interior().lo()[axis] || cell[axis] >= dest.interior().hi()[axis];
         if (outside != 1) return;
       }
       IntVector wrapped = cell;
@@ -121,10 +122,10 @@ TEST_P(GhostMessageTest, OneBatchedMessagePerPeerCarryingExactlyTheRemoteGhostCe
   const VarLabel* u = labels.create<CCVariable<double>>("u");
   const VarLabel* v = labels.create<CCVariable<double>>("v");
   TaskGraph graph("step");
-  graph.addTask(std::move(makeTask("advance")
-                              .requiresVar(Task::OldDW, u, c.ghost, c.numGhost)
-                              .computesVar(v)),
-                level.eachPatch());
+  graph.addTask(
+      std::move(
+          makeTask("advance").requiresVar(Task::OldDW, u, c.ghost, c.numGhost).computesVar(v)),
+      level.eachPatch());
 
   const auto expected = ghostCellsByRankPair(level, ranks, c.numGhost, c.ghost);
   std::vector<CompiledGraph> perRank;

@@ -7,9 +7,9 @@
 
 #include "CCA/Components/Schedulers/MPIScheduler.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
-#include "CCA/Ports/LoadBalancer.h"
 #include "CCA/Ports/DataWarehouse.h"
 #include "CCA/Ports/ExecutionContext.h"
+#include "CCA/Ports/LoadBalancer.h"
 #include "Core/Grid/Grid.h"
 #include "Core/Parallel/Communicator.h"
 
@@ -348,18 +348,21 @@ TEST_P(MPISchedulerTest, GhostsCopiedAheadHoldTheNeighboursLatestValues) {
                       "advance",
                       [&](const Patch& patch, const DataWarehouse& old, DataWarehouse& dw,
                           ExecutionContext&) {
-                        const ConstCCVariable<double> before = old.get<double>(u, patch, type, numGhost);
+                        const ConstCCVariable<double> before =
+                            old.get<double>(u, patch, type, numGhost);
                         const Box interior = patch.interior();
                         level().ghostedBox(patch, numGhost).forEachCell([&](const IntVector& c) {
                           int outside = 0;
                           for (int axis = 0; axis < 3; ++axis)
-                            outside += c[axis] < interior.lo()[axis] || c[axis] >= interior.hi()[axis];
+                            outside +=
+                                c[axis] < interior.lo()[axis] || c[axis] >= interior.hi()[axis];
                           const bool filled = type == Ghost::AroundCells || outside <= 1 ||
                                               patch.extendedBox().contains(c);
                           if (filled && before(c) != value(step - 1, wrap(level(), c))) ++wrong;
                         });
                         CCVariable<double> next = dw.allocateAndPut<double>(u, patch);
-                        patch.extendedBox().forEachCell([&](const IntVector& c) { next(c) = value(step, c); });
+                        patch.extendedBox().forEachCell(
+                            [&](const IntVector& c) { next(c) = value(step, c); });
                       },
                       Task::Kind::Host)
                       .requiresVar(Task::OldDW, u, type, numGhost)
@@ -386,7 +389,8 @@ TEST_P(MPISchedulerTest, GhostsCopiedAheadHoldTheNeighboursLatestValues) {
       EXPECT_EQ(globalSum(wrong), 0);
       // The initial warehouse came from another graph; later ones from this one.
       std::int64_t withLocalCopies = 0;
-      for (const GhostFill& fill : graph.fills) withLocalCopies += !fill.localCopies.empty();
+      for (const GhostFill& fill : graph.fills)
+        withLocalCopies += !fill.localCopies.empty();
       EXPECT_EQ(copiedAhead, step == 1 ? 0 : withLocalCopies);
       oldDW = std::move(newDW);
     }

@@ -28,11 +28,11 @@ namespace tessera {
 namespace {
 
 using tessera::testing::errorOf;
+using tessera::testing::expectMentions;
 using tessera::testing::expectSamePieces;
 using tessera::testing::findMessage;
-using tessera::testing::makeTask;
-using tessera::testing::expectMentions;
 using tessera::testing::makeGrid;
+using tessera::testing::makeTask;
 using tessera::testing::roundRobin;
 
 int positionOf(const CompiledGraph& graph, const std::string& name) {
@@ -213,11 +213,13 @@ TEST_F(TaskGraphTest, FaceGhostsSendOnlyTheFaces) {
   std::size_t bytes[2] = {0, 0};
   for (const Ghost::Type type : {Ghost::AroundCells, Ghost::AroundFaces}) {
     TaskGraph graph("step");
-    graph.addTask(std::move(makeTask("advance").requiresVar(Task::OldDW, m_u, type, 1).computesVar(m_x)),
-                  grid.level(0).eachPatch());
+    graph.addTask(
+        std::move(makeTask("advance").requiresVar(Task::OldDW, m_u, type, 1).computesVar(m_x)),
+        grid.level(0).eachPatch());
     const CompiledGraph rank0 = graph.compile(grid, ranks, 0);
     bytes[type == Ghost::AroundFaces] = rank0.bytesReceived();
-    for (const GhostFill& fill : rank0.fills) EXPECT_EQ(fill.type, type);
+    for (const GhostFill& fill : rank0.fills)
+      EXPECT_EQ(fill.type, type);
   }
   // Patches 0, 2, 4, 6 on rank 0 take from 1, 3, 5, 7: one 1 x 3 x 3 face
   // each; with edges and corners 1 x 4 x 4.
@@ -228,13 +230,18 @@ TEST_F(TaskGraphTest, FaceGhostsSendOnlyTheFaces) {
 TEST_F(TaskGraphTest, ReadersOfBothGhostKindsGetAllTheCells) {
   const Grid grid = makeGrid({6, 6, 6}, {2, 2, 2});
   TaskGraph graph("step");
-  graph.addTask(std::move(makeTask("faces").requiresVar(Task::OldDW, m_u, Ghost::AroundFaces, 1).computesVar(m_x)),
-                grid.level(0).eachPatch());
-  graph.addTask(std::move(makeTask("cells").requiresVar(Task::OldDW, m_u, Ghost::AroundCells, 1).computesVar(m_y)),
-                grid.level(0).eachPatch());
+  graph.addTask(
+      std::move(
+          makeTask("faces").requiresVar(Task::OldDW, m_u, Ghost::AroundFaces, 1).computesVar(m_x)),
+      grid.level(0).eachPatch());
+  graph.addTask(
+      std::move(
+          makeTask("cells").requiresVar(Task::OldDW, m_u, Ghost::AroundCells, 1).computesVar(m_y)),
+      grid.level(0).eachPatch());
   const CompiledGraph rank0 = graph.compile(grid, roundRobin(8, 2), 0);
   ASSERT_FALSE(rank0.fills.empty());
-  for (const GhostFill& fill : rank0.fills) EXPECT_EQ(fill.type, Ghost::AroundCells);
+  for (const GhostFill& fill : rank0.fills)
+    EXPECT_EQ(fill.type, Ghost::AroundCells);
   EXPECT_EQ(rank0.bytesReceived(), 4U * 4 * 4 * sizeof(double));
 }
 

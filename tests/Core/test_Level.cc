@@ -250,8 +250,8 @@ void expectFaceGhostCoverage(const Level& level, int numGhost) {
         }
       }
       const bool faceCell =
-          outside == 1 &&
-          !patch.hasBoundaryCondition(makeFace(axisOut, c[axisOut] < interior.lo()[axisOut] ? 0 : 1));
+          outside == 1 && !patch.hasBoundaryCondition(
+                              makeFace(axisOut, c[axisOut] < interior.lo()[axisOut] ? 0 : 1));
       if (!faceCell) {
         EXPECT_EQ(hits.count(c), 0u) << c << " of " << patch << " is not a face ghost";
         return;
@@ -270,8 +270,8 @@ TEST(Level, FaceGhostsCoverExactlyTheFaceSlabs) {
     expectFaceGhostCoverage(
         Level(0, makeLevelSpec({10, 6, 4}, {3, 1, 2}, {0, 1, 0}, {true, false, true}), 0), layers);
     // One patch along periodic axes: its own faces wrap onto itself.
-    expectFaceGhostCoverage(Level(0, makeLevelSpec({4, 4, 4}, {1, 1, 1}, {}, {true, true, true}), 0),
-                            layers);
+    expectFaceGhostCoverage(
+        Level(0, makeLevelSpec({4, 4, 4}, {1, 1, 1}, {}, {true, true, true}), 0), layers);
   }
 }
 

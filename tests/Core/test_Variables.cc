@@ -82,12 +82,12 @@ TEST(CCVariable, PackUnpackAndCopyOfEveryRegionShape) {
   CCVariable<double> src(box);
   box.forEachCell([&](const IntVector& c) { src(c) = 0.5 + box.linearIndex(c); });
   const std::vector<Box> regions = {
-      Box({-1, 0, 0}, {0, 8, 4}),     // x face: one cell per row
-      Box({3, 2, 1}, {7, 5, 3}),      // short rows
-      Box({0, -1, 0}, {32, 0, 4}),    // y face: long rows
-      Box({-1, 2, 0}, {33, 5, 2}),    // whole rows: rows join into planes
-      Box({-1, -1, 1}, {33, 9, 3}),   // whole planes: one run
-      box,                             // the whole allocation
+      Box({-1, 0, 0}, {0, 8, 4}),    // x face: one cell per row
+      Box({3, 2, 1}, {7, 5, 3}),     // short rows
+      Box({0, -1, 0}, {32, 0, 4}),   // y face: long rows
+      Box({-1, 2, 0}, {33, 5, 2}),   // whole rows: rows join into planes
+      Box({-1, -1, 1}, {33, 9, 3}),  // whole planes: one run
+      box,                           // the whole allocation
   };
   for (const Box& region : regions) {
     SCOPED_TRACE(::testing::Message() << region);
@@ -119,8 +119,8 @@ TEST(CCVariable, PackUnpackAndCopyOfEveryRegionShape) {
 
 TEST(LoopHelpers, HostLoopsVisitEveryCellOnceWhateverTheSplit) {
   // Many planes (split by planes), few planes (split by rows), one cell.
-  for (const Box& box : {Box({-2, -1, -3}, {7, 5, 40}), Box({-1, -1, 0}, {9, 6, 2}),
-                         Box({3, 3, 3}, {4, 4, 4})}) {
+  for (const Box& box :
+       {Box({-2, -1, -3}, {7, 5, 40}), Box({-1, -1, 0}, {9, 6, 2}), Box({3, 3, 3}, {4, 4, 4})}) {
     SCOPED_TRACE(::testing::Message() << box);
     CCVariable<int> hits(box);
     hits.fill(0);

@@ -71,7 +71,8 @@ class AsyncScheduler::ControlLoop {
         // now, while the device computes; else wait without spinning.
         m_watchdog.progressed();
         if (!prepareNext()) {
-          m_device.waitFor(m_state.messagesOutstanding() ? kPollWhileComputing : kWaitWhileComputing);
+          m_device.waitFor(m_state.messagesOutstanding() ? kPollWhileComputing
+                                                         : kWaitWhileComputing);
         }
       } else {
         if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);

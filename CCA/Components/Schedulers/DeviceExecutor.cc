@@ -54,7 +54,8 @@ bool DeviceExecutor::poll() {
 
 bool DeviceExecutor::waitFor(std::chrono::microseconds limit) {
   std::unique_lock<std::mutex> lock(m_mutex);
-  return m_finished.wait_for(lock, limit, [&] { return !busy() || m_done.load(std::memory_order_acquire); });
+  return m_finished.wait_for(lock, limit,
+                             [&] { return !busy() || m_done.load(std::memory_order_acquire); });
 }
 
 void DeviceExecutor::close() {

@@ -21,8 +21,9 @@ OnDemandDataWarehouse::~OnDemandDataWarehouse() {
     m_pool->give(key.first, key.second, std::move(value));
 }
 
-std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::recycledGridVariable(
-    const VarLabel* label, const Patch& patch, const Box& box) {
+std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::recycledGridVariable(const VarLabel* label,
+                                                                              const Patch& patch,
+                                                                              const Box& box) {
   return m_pool ? m_pool->takeGrid(label, patch.id(), box) : nullptr;
 }
 

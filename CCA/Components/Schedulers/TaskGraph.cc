@@ -216,8 +216,8 @@ class GraphBuilder {
       const Task& task = m_graph.tasks[static_cast<std::size_t>(reader.taskIndex)];
       for (const GhostPiece& copy : m_graph.fills[static_cast<std::size_t>(index)].localCopies) {
         const Patch& source = m_grid.patchById(copy.sourcePatch);
-        addPredecessor(reader, localNode(writerFor(label, source, reader.taskIndex, task),
-                                         copy.sourcePatch));
+        addPredecessor(
+            reader, localNode(writerFor(label, source, reader.taskIndex, task), copy.sourcePatch));
       }
     }
     return index;
@@ -410,7 +410,8 @@ CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patch
     const Entry& entry = m_entries[static_cast<std::size_t>(original)];
     position[static_cast<std::size_t>(original)] = static_cast<int>(graph.tasks.size());
     graph.tasks.push_back(entry.task);
-    const int levelPatches = entry.patches.empty() ? 0 : entry.patches.front()->level().numPatches();
+    const int levelPatches =
+        entry.patches.empty() ? 0 : entry.patches.front()->level().numPatches();
     patchSets.emplace_back(entry.patches, levelPatches);
   }
   std::map<const VarLabel*, std::vector<int>> chains;

@@ -70,7 +70,8 @@ void reserveTimestepStorage(const CompiledGraph& graph, const OnDemandDataWareho
                             VariablePool& pool) {
   for (const DetailedTask& node : graph.detailedTasks) {
     if (node.kind != DetailedTask::Kind::PatchTask) continue;
-    for (const Task::Dependency& dep : graph.tasks[static_cast<std::size_t>(node.taskIndex)].dependencies()) {
+    for (const Task::Dependency& dep :
+         graph.tasks[static_cast<std::size_t>(node.taskIndex)].dependencies()) {
       if (dep.access != Task::Access::Computes || dep.label->kind() != VarKind::CellCentered)
         continue;
       const auto prototype = current.findGridVariable(dep.label, *node.patch);

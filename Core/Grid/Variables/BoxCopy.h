@@ -47,7 +47,8 @@ void copyBox(const StridedCells<T>& to, const StridedCells<Source>& from, const 
       std::memcpy(dst, src, static_cast<std::size_t>(plane) * sizeof(T));
     } else if (row >= 16) {
       for (int j = 0; j < extent.y; ++j)
-        std::memcpy(dst + j * to.strideY, src + j * from.strideY, static_cast<std::size_t>(row) * sizeof(T));
+        std::memcpy(dst + j * to.strideY, src + j * from.strideY,
+                    static_cast<std::size_t>(row) * sizeof(T));
     } else {
       for (int j = 0; j < extent.y; ++j)
         for (std::int64_t i = 0; i < row; ++i)

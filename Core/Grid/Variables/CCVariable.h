@@ -65,7 +65,8 @@ class CCVariable : public GridVariableBase {
 
   void unpack(const Box& region, const std::byte* in) override {
     checkInside(region, "unpack");
-    copyBox(cells(region), denseCells(reinterpret_cast<const T*>(in), region.size()), region.size());
+    copyBox(cells(region), denseCells(reinterpret_cast<const T*>(in), region.size()),
+            region.size());
   }
 
   void copyFrom(const GridVariableBase& source, const Box& sourceRegion,
@@ -89,7 +90,8 @@ class CCVariable : public GridVariableBase {
     checkInside(region, "digest");
     const CellArray<const T> a = hostArray();
     std::uint64_t sum = 0;
-    region.forEachCell([&](const IntVector& c) { sum += cellDigest(c.x, c.y, c.z, valueBits(a(c))); });
+    region.forEachCell(
+        [&](const IntVector& c) { sum += cellDigest(c.x, c.y, c.z, valueBits(a(c))); });
     return sum;
   }
 
