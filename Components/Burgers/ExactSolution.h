@@ -4,7 +4,8 @@
 //   phi(x, t) = (0.1 e^a + 0.5 e^b + e^c) / (e^a + e^b + e^c)
 //   a = -0.05 (x - 0.5 + 4.95 t) / nu,  b = -0.25 (x - 0.5 + 0.75 t) / nu,
 //   c = -0.5 (x - 0.375) / nu.
-// Usable in kernels on any execution space.
+// u is the product of the three factors: PhiTables::product forms it from
+// tabulated factors. Usable in kernels on any execution space.
 
 #include <Kokkos_Core.hpp>
 
@@ -23,10 +24,6 @@ KOKKOS_INLINE_FUNCTION double phi(double x, double t, double nu) {
   const double eb = exp(b - largest);
   const double ec = exp(c - largest);
   return (0.1 * ea + 0.5 * eb + ec) / (ea + eb + ec);
-}
-
-KOKKOS_INLINE_FUNCTION double exactSolution(double x, double y, double z, double t, double nu) {
-  return phi(x, t, nu) * phi(y, t, nu) * phi(z, t, nu);
 }
 
 }  // namespace tessera::burgers

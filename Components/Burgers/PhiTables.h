@@ -22,7 +22,6 @@ struct PhiTables {
   Kokkos::View<double*> values;  // the x line, then the y line, then the z line
   IntVector lo;                  // the first cell of each line
   IntVector length;              // the cells in each line
-  double time = 0.0;
   // max over the patch's interior of |phi| / dx, per axis (host values).
   Vector3 largestRate;
 
@@ -43,7 +42,7 @@ struct PhiTables {
   KOKKOS_INLINE_FUNCTION double atZ(int k) const {
     return values(length.x + length.y + (k - lo.z));
   }
-  // The exact solution at cell (i, j, k): the same bits as exactSolution().
+  // The exact solution at cell (i, j, k), u = phi(x) phi(y) phi(z).
   KOKKOS_INLINE_FUNCTION double product(int i, int j, int k) const {
     return atX(i) * atY(j) * atZ(k);
   }

@@ -35,39 +35,49 @@ template <class ExecSpace>
 constexpr bool runsOnHost =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
 
-// Host loops hand each thread whole planes (k) when there are enough to go
-// round, else x rows (j, k): either way the innermost loop walks a contiguous
-// x row, and no index is recovered by division in the common case.
-template <class ExecSpace>
-bool splitByPlanes(const ExecSpace& space, const Box& box) {
-  return box.size().z >= 4 * space.concurrency();
-}
+// How a host loop shares out the x rows of a box: each index of its range
+// is a whole plane (k) when there are enough to go round the threads, else
+// one row (j, k). Either way the innermost loop walks a contiguous x row,
+// and no index is recovered by division in the common case.
+class HostRows {
+ public:
+  template <class ExecSpace>
+  HostRows(const ExecSpace& space, const Box& box)
+      : m_lo(box.lo()),
+        m_hi(box.hi()),
+        m_ny(box.size().y),
+        m_planes(box.size().z >= 4 * space.concurrency()) {}
 
-template <class ExecSpace>
-Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> hostPolicy(const ExecSpace& space,
-                                                                  const Box& box, bool planes) {
-  const IntVector n = box.size();
-  return Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, planes ? n.z : n.y * n.z);
-}
+  // The range of indices to share out.
+  template <class ExecSpace>
+  Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> policy(const ExecSpace& space) const {
+    return {space, 0, m_planes ? m_hi.z - m_lo.z : m_ny * (m_hi.z - m_lo.z)};
+  }
+  // Calls rows(j, k) for the rows index `index` stands for.
+  template <class Rows>
+  KOKKOS_INLINE_FUNCTION void forRowsOf(int index, const Rows& rows) const {
+    const int jBegin = m_planes ? m_lo.y : m_lo.y + index % m_ny;
+    const int jEnd = m_planes ? m_hi.y : jBegin + 1;
+    const int k = m_planes ? m_lo.z + index : m_lo.z + index / m_ny;
+    for (int j = jBegin; j < jEnd; ++j)
+      rows(j, k);
+  }
 
-// Calls rows(j, k) for every x row of `box` on a host space, each thread
-// taking whole planes (or rows when there are too few planes to go round).
+ private:
+  IntVector m_lo;
+  IntVector m_hi;
+  int m_ny;
+  bool m_planes;
+};
+
+// Calls rows(j, k) for every x row of `box` on a host space.
 template <class ExecSpace, class Rows>
 void forEachRowOnHost(const std::string& label, const ExecSpace& space, const Box& box,
                       const Rows& rows) {
   static_assert(runsOnHost<ExecSpace>, "row loops are for host execution spaces");
-  const IntVector lo = box.lo();
-  const IntVector hi = box.hi();
-  const int ny = box.size().y;
-  const bool planes = splitByPlanes(space, box);
+  const HostRows split(space, box);
   Kokkos::parallel_for(
-      label, hostPolicy(space, box, planes), KOKKOS_LAMBDA(int index) {
-        const int jBegin = planes ? lo.y : lo.y + index % ny;
-        const int jEnd = planes ? hi.y : jBegin + 1;
-        const int k = planes ? lo.z + index : lo.z + index / ny;
-        for (int j = jBegin; j < jEnd; ++j)
-          rows(j, k);
-      });
+      label, split.policy(space), KOKKOS_LAMBDA(int index) { split.forRowsOf(index, rows); });
 }
 
 // Runs body(i, j, k) for every cell of `box` on `space` (asynchronously: the
@@ -101,19 +111,16 @@ void parallelReduce(const std::string& label, const ExecSpace& space, const Box&
   if (box.empty()) return;
   if constexpr (runsOnHost<ExecSpace>) {
     using Value = typename Reducer::value_type;
-    const IntVector lo = box.lo();
-    const IntVector hi = box.hi();
-    const int ny = box.size().y;
-    const bool planes = splitByPlanes(space, box);
+    const HostRows split(space, box);
+    const int loX = box.lo().x;
+    const int hiX = box.hi().x;
     Kokkos::parallel_reduce(
-        label, hostPolicy(space, box, planes),
+        label, split.policy(space),
         KOKKOS_LAMBDA(int index, Value& accumulator) {
-          const int jBegin = planes ? lo.y : lo.y + index % ny;
-          const int jEnd = planes ? hi.y : jBegin + 1;
-          const int k = planes ? lo.z + index : lo.z + index / ny;
-          for (int j = jBegin; j < jEnd; ++j)
-            for (int i = lo.x; i < hi.x; ++i)
+          split.forRowsOf(index, [&](int j, int k) {
+            for (int i = loX; i < hiX; ++i)
               body(i, j, k, accumulator);
+          });
         },
         reducer);
   } else {

@@ -240,14 +240,15 @@ void ExecutionState::performFills(const DetailedTask& task) {
     // data was in cache.
     const bool copiedAhead = fill.dw == Task::OldDW &&
                              dw.localGhostsFilled(fill.label, target, fill.numGhost, fill.type);
-    for (const GhostPiece& copy : fill.localCopies) {
-      if (copiedAhead) break;
-      const auto source = dw.findGridVariable(copy.label, patch(copy.sourcePatch));
-      TESSERA_REQUIRE_THROWS(source != nullptr, "ghost cells of '"
-                                                    << copy.label->name() << "' need patch "
-                                                    << copy.sourcePatch << ", which is not in "
-                                                    << dw.name());
-      destination->copyFrom(*source, copy.sourceBox, copy.offset);
+    if (!copiedAhead) {
+      for (const GhostPiece& copy : fill.localCopies) {
+        const auto source = dw.findGridVariable(copy.label, patch(copy.sourcePatch));
+        TESSERA_REQUIRE_THROWS(source != nullptr, "ghost cells of '"
+                                                      << copy.label->name() << "' need patch "
+                                                      << copy.sourcePatch << ", which is not in "
+                                                      << dw.name());
+        destination->copyFrom(*source, copy.sourceBox, copy.offset);
+      }
     }
     for (const auto& [message, pieceIndex] : fill.remotePieces) {
       const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]

@@ -5,6 +5,22 @@
 
 namespace tessera {
 
+namespace {
+// Removes the entries of `map` (keyed by (label, patch)) that `drop` selects,
+// handing their values to `pool` when there is one.
+template <class Map, class Drop>
+void handBack(Map& map, VariablePool* pool, const Drop& drop) {
+  for (auto it = map.begin(); it != map.end();) {
+    if (!drop(it->first.first)) {
+      ++it;
+      continue;
+    }
+    if (pool) pool->give(it->first.first, it->first.second, std::move(it->second));
+    it = map.erase(it);
+  }
+}
+}  // namespace
+
 OnDemandDataWarehouse::OnDemandDataWarehouse(std::string role, int timestep, double time,
                                              double delT, std::shared_ptr<VariablePool> pool)
     : m_role(std::move(role)),
@@ -14,11 +30,9 @@ OnDemandDataWarehouse::OnDemandDataWarehouse(std::string role, int timestep, dou
       m_pool(std::move(pool)) {}
 
 OnDemandDataWarehouse::~OnDemandDataWarehouse() {
-  if (!m_pool) return;
-  for (auto& [key, var] : m_grid)
-    m_pool->give(key.first, key.second, std::move(var));
-  for (auto& [key, value] : m_perPatch)
-    m_pool->give(key.first, key.second, std::move(value));
+  const auto all = [](const VarLabel*) { return true; };
+  handBack(m_grid, m_pool.get(), all);
+  handBack(m_perPatch, m_pool.get(), all);
 }
 
 std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::recycledGridVariable(const VarLabel* label,
@@ -169,24 +183,11 @@ const std::any* OnDemandDataWarehouse::findPerPatchValue(const VarLabel* label,
 
 void OnDemandDataWarehouse::retainOnly(const std::set<const VarLabel*>& keep) {
   std::lock_guard<std::mutex> lock(m_mutex);
-  for (auto it = m_grid.begin(); it != m_grid.end();) {
-    if (keep.count(it->first.first)) {
-      ++it;
-      continue;
-    }
-    if (m_pool) m_pool->give(it->first.first, it->first.second, std::move(it->second));
-    it = m_grid.erase(it);
-  }
+  const auto dropped = [&](const VarLabel* label) { return keep.count(label) == 0; };
+  handBack(m_grid, m_pool.get(), dropped);
+  handBack(m_perPatch, m_pool.get(), dropped);
   for (auto it = m_localGhostsFilled.begin(); it != m_localGhostsFilled.end();)
-    it = keep.count(it->first.first) ? std::next(it) : m_localGhostsFilled.erase(it);
-  for (auto it = m_perPatch.begin(); it != m_perPatch.end();) {
-    if (keep.count(it->first.first)) {
-      ++it;
-      continue;
-    }
-    if (m_pool) m_pool->give(it->first.first, it->first.second, std::move(it->second));
-    it = m_perPatch.erase(it);
-  }
+    it = dropped(it->first.first) ? m_localGhostsFilled.erase(it) : std::next(it);
   m_contributions.clear();
 }
 

@@ -66,30 +66,35 @@ class GraphBuilder {
   int owner(int patchId) const { return m_ranks[static_cast<std::size_t>(patchId)]; }
   const PatchSet& patchSet(int task) const { return m_patchSets[static_cast<std::size_t>(task)]; }
 
+  // The last task of the writer chain of `label` that covers `patch`, or -1;
+  // when `before` is a writer there, the last one before it.
+  int lastWriter(const VarLabel* label, const Patch& patch, int before = -1) const {
+    auto chain = m_chains.find(label);
+    if (chain == m_chains.end()) return -1;
+    int last = -1;
+    for (int writer : chain->second) {
+      if (!patchSet(writer).contains(patch)) continue;
+      if (writer == before) return last;
+      last = writer;
+    }
+    return last;
+  }
+
   // The task that leaves `label` on `patch` in the state task `reader` sees:
   // the writer before `reader` when it modifies the label, else the last one.
   int writerFor(const VarLabel* label, const Patch& patch, int reader,
                 const Task& readerTask) const {
-    int previous = -1;
-    auto chain = m_chains.find(label);
-    if (chain != m_chains.end()) {
-      for (int writer : chain->second) {
-        if (!patchSet(writer).contains(patch)) continue;
-        if (writer == reader) {
-          TESSERA_REQUIRE_THROWS(previous >= 0, "task '" << readerTask.name() << "' reads '"
-                                                         << label->name()
-                                                         << "' before computing it");
-          return previous;
-        }
-        previous = writer;
-      }
+    const int writer = lastWriter(label, patch, reader);
+    if (writer >= 0) return writer;
+    const auto chain = m_chains.find(label);
+    if (chain != m_chains.end() &&
+        std::find(chain->second.begin(), chain->second.end(), reader) != chain->second.end()) {
+      TESSERA_FAIL("task '" << readerTask.name() << "' reads '" << label->name()
+                            << "' before computing it");
     }
-    if (previous < 0) {
-      TESSERA_FAIL("task '" << readerTask.name() << "' needs '" << label->name()
-                            << "' from NewDW on patch " << patch.id()
-                            << ", but no task computes it there");
-    }
-    return previous;
+    TESSERA_FAIL("task '" << readerTask.name() << "' needs '" << label->name()
+                          << "' from NewDW on patch " << patch.id()
+                          << ", but no task computes it there");
   }
 
   void collectGhostDepths() {
@@ -228,10 +233,11 @@ class GraphBuilder {
   std::vector<const Patch*> exchangePartners() const {
     std::set<int> ids;
     if (m_maxDepth == 0) return {};
-    for (const Level* level : levels()) {
-      for (const Patch& patch : level->patches()) {
+    for (int l = 0; l < m_grid.numLevels(); ++l) {
+      const Level& level = m_grid.level(l);
+      for (const Patch& patch : level.patches()) {
         if (owner(patch.id()) != m_rank) continue;
-        for (const Patch* near : level->patchesNear(patch, m_maxDepth))
+        for (const Patch* near : level.patchesNear(patch, m_maxDepth))
           ids.insert(near->id());
       }
     }
@@ -240,13 +246,6 @@ class GraphBuilder {
     for (int id : ids)
       partners.push_back(&m_grid.patchById(id));
     return partners;
-  }
-
-  std::vector<const Level*> levels() const {
-    std::vector<const Level*> all;
-    for (int l = 0; l < m_grid.numLevels(); ++l)
-      all.push_back(&m_grid.level(l));
-    return all;
   }
 
   // Walks the ghost fills of the exchange partners in one canonical order
@@ -312,16 +311,6 @@ class GraphBuilder {
       }
       list.push_back(std::move(message));
     }
-  }
-
-  // The task that leaves the final version of `label` on `patch`, or -1.
-  int lastWriter(const VarLabel* label, const Patch& patch) const {
-    auto chain = m_chains.find(label);
-    if (chain == m_chains.end()) return -1;
-    int last = -1;
-    for (int writer : chain->second)
-      if (patchSet(writer).contains(patch)) last = writer;
-    return last;
   }
 
   // See EagerCopy. Only for labels no task of this graph reads from NewDW
