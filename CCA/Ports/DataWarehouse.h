@@ -7,6 +7,7 @@
 #include "Core/Grid/Ghost.h"
 #include "Core/Grid/Level.h"
 #include "Core/Grid/Patch.h"
+#include "Core/Grid/PatchGroup.h"
 #include "Core/Grid/VarLabel.h"
 #include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/PerPatch.h"
@@ -57,7 +58,8 @@ class DataWarehouse {
   CCVariable<T> allocateAndPut(const VarLabel* label, const Patch& patch) {
     checkType<CCVariable<T>>(label, "allocateAndPut");
     const Box box = patch.level().ghostedBox(patch, ghostLayersToAllocate(label));
-    auto var = std::dynamic_pointer_cast<CCVariable<T>>(recycledGridVariable(label, patch, box));
+    auto var =
+        std::dynamic_pointer_cast<CCVariable<T>>(recycledGridVariable(label, patch.id(), box));
     if (!var) var = std::make_shared<CCVariable<T>>(box, label->name());
     putGridVariable(label, patch, var);
     return *var;
@@ -67,6 +69,40 @@ class DataWarehouse {
   template <class T>
   CCVariable<T> getModifiable(const VarLabel* label, const Patch& patch) {
     return *typedGridVariable<T>(label, patch, "getModifiable");
+  }
+
+  // ---- cell-centred variables of a patch group (see PatchGroup.h) ----
+  // One variable over the group's box, whose cells are those of the
+  // group's patches: each patch's variable is a window on it. A group whose
+  // patches' variables were made one by one is gathered into one first.
+  template <class T>
+  ConstCCVariable<T> get(const VarLabel* label, const PatchGroup& group,
+                         Ghost::Type ghost = Ghost::None, int numGhost = 0) const {
+    const auto var = typedGroupVariable<T>(label, group, "get");
+    const Box needed = group.ghostedBox(ghost == Ghost::None ? 0 : numGhost);
+    TESSERA_REQUIRE_THROWS(var->box().contains(needed),
+                           "'" << label->name() << "' on " << group << " in " << name() << " holds "
+                               << var->box() << " but " << numGhost << " ghost layers need "
+                               << needed
+                               << " (did the task declare the ghost cells in requiresVar?)");
+    return ConstCCVariable<T>(*var);
+  }
+
+  // Creates the variable on every patch of `group` in one allocation.
+  template <class T>
+  CCVariable<T> allocateAndPut(const VarLabel* label, const PatchGroup& group) {
+    checkType<CCVariable<T>>(label, "allocateAndPut");
+    const Box box = group.ghostedBox(ghostLayersToAllocate(label));
+    auto var = std::dynamic_pointer_cast<CCVariable<T>>(
+        recycledGridVariable(label, group.storageKey(), box));
+    if (!var) var = std::make_shared<CCVariable<T>>(box, label->name());
+    putGroupVariable(label, group, var);
+    return *var;
+  }
+
+  template <class T>
+  CCVariable<T> getModifiable(const VarLabel* label, const PatchGroup& group) {
+    return *typedGroupVariable<T>(label, group, "getModifiable");
   }
 
   bool exists(const VarLabel* label, const Patch& patch) const {
@@ -126,6 +162,13 @@ class DataWarehouse {
                                                              const Patch& patch) const = 0;
   virtual void putGridVariable(const VarLabel* label, const Patch& patch,
                                std::shared_ptr<GridVariableBase> var) = 0;
+  // The group's variable, its patches' variables being windows on it;
+  // nullptr when a patch of the group has none.
+  virtual std::shared_ptr<GridVariableBase> findGroupVariable(const VarLabel* label,
+                                                              const PatchGroup& group) const = 0;
+  // Puts `var` (over the group's ghosted box) and a window on it for each patch.
+  virtual void putGroupVariable(const VarLabel* label, const PatchGroup& group,
+                                std::shared_ptr<GridVariableBase> var) = 0;
   // How many ghost layers the scheduled readers of `label` need.
   virtual int ghostLayersToAllocate(const VarLabel* label) const = 0;
   virtual void putReductionContribution(const VarLabel* label, int patchId,
@@ -136,12 +179,12 @@ class DataWarehouse {
   // The value, or nullptr; valid until the warehouse drops the variable
   // (never while a graph runs on it).
   virtual const std::any* findPerPatchValue(const VarLabel* label, const Patch& patch) const = 0;
-  // Retired storage of exactly `box` for (label, patch), or nullptr.
-  virtual std::shared_ptr<GridVariableBase> recycledGridVariable(const VarLabel* label,
-                                                                 const Patch& patch,
+  // Retired storage of exactly `box` for (label, storage key: a patch id,
+  // or a group's storageKey()), or nullptr.
+  virtual std::shared_ptr<GridVariableBase> recycledGridVariable(const VarLabel* label, int key,
                                                                  const Box& box) {
     (void)label;
-    (void)patch;
+    (void)key;
     (void)box;
     return nullptr;
   }
@@ -166,6 +209,15 @@ class DataWarehouse {
     checkType<CCVariable<T>>(label, call);
     auto var = std::dynamic_pointer_cast<CCVariable<T>>(findGridVariable(label, patch));
     TESSERA_REQUIRE_THROWS(var != nullptr, call << ": '" << label->name() << "' on " << patch
+                                                << " is not in " << name());
+    return var;
+  }
+  template <class T>
+  std::shared_ptr<CCVariable<T>> typedGroupVariable(const VarLabel* label, const PatchGroup& group,
+                                                    const char* call) const {
+    checkType<CCVariable<T>>(label, call);
+    auto var = std::dynamic_pointer_cast<CCVariable<T>>(findGroupVariable(label, group));
+    TESSERA_REQUIRE_THROWS(var != nullptr, call << ": '" << label->name() << "' on " << group
                                                 << " is not in " << name());
     return var;
   }

@@ -14,6 +14,13 @@ Task::Task(std::string name, Callback callback, Kind kind)
   TESSERA_REQUIRE_THROWS(static_cast<bool>(m_callback), "task '" << m_name << "' has no callback");
 }
 
+Task::Task(std::string name, GroupCallback callback, Kind kind)
+    : m_name(std::move(name)), m_groupCallback(std::move(callback)), m_kind(kind) {
+  TESSERA_REQUIRE_THROWS(!m_name.empty(), "a task needs a name");
+  TESSERA_REQUIRE_THROWS(static_cast<bool>(m_groupCallback),
+                         "task '" << m_name << "' has no callback");
+}
+
 Task& Task::requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost, int numGhost) {
   TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' requires a null label");
   TESSERA_REQUIRE_THROWS(numGhost >= 0, "task '" << m_name << "' asks for " << numGhost

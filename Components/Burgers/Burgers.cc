@@ -49,6 +49,8 @@ void Burgers::problemSetup(const ProblemSpec& deck, Grid& grid) {
   m_numCells = level.numCells();
 }
 
+// The initial state and the timestep run once per patch group: one kernel
+// over each box of a rank's patches (see PatchGroup.h).
 void Burgers::scheduleInitialize(const Level& level, Scheduler& sched) {
   Task task("Burgers::initialize", this, &Burgers::initialize);
   task.computesVar(m_u);
@@ -91,45 +93,61 @@ void Burgers::scheduleAnalysis(const Level& level, Scheduler& sched) {
   sched.addTask(std::move(task), level.eachPatch());
 }
 
-PhiTables Burgers::phiTables(const Patch& patch, DataWarehouse& newDW) const {
-  const Box box = patch.extendedBox();
-  std::optional<PhiTables> recycled = newDW.recycledPerPatch<PhiTables>(m_phi, patch);
+PhiTables Burgers::tabulate(const Box& box, double t, std::optional<PhiTables> recycled,
+                            const Level& level) const {
   PhiTables tables =
       recycled && recycled->covers(box) ? std::move(*recycled) : PhiTables::allocate(box);
-  const double t = newDW.time();
-  // A hundred or so evaluations: a kernel launch would cost more than the
+  // A few hundred evaluations: a kernel launch would cost more than the
   // work, so the lines are computed here and copied to the device (a no-op
   // when the device is the host).
-  const auto host = Kokkos::create_mirror_view(tables.values);
-  const Vector3 lower = patch.level().spec().lower;
-  const Vector3 dx = patch.spacing();
-  const Box interior = patch.interior();
+  const Vector3 lower = level.spec().lower;
+  const Vector3 dx = level.spacing();
   int at = 0;
   for (int axis = 0; axis < 3; ++axis) {
-    double largest = 0.0;
-    for (int i = box.lo()[axis]; i < box.hi()[axis]; ++i, ++at) {
-      host(at) = phi(lower[axis] + (i + 0.5) * dx[axis], t, m_viscosity);
-      if (i >= interior.lo()[axis] && i < interior.hi()[axis])
-        largest = std::max(largest, std::fabs(host(at)) / dx[axis]);
-    }
-    tables.largestRate[axis] = largest;
+    for (int i = box.lo()[axis]; i < box.hi()[axis]; ++i, ++at)
+      tables.hostValues(at) = phi(lower[axis] + (i + 0.5) * dx[axis], t, m_viscosity);
   }
-  Kokkos::deep_copy(tables.values, host);
+  Kokkos::deep_copy(tables.values, tables.hostValues);
   return tables;
 }
 
-void Burgers::initialize(const Patch& patch, const DataWarehouse&, DataWarehouse& newDW,
+PhiTables Burgers::phiTables(const PatchGroup& group, DataWarehouse& newDW) const {
+  return tabulate(group.extendedBox(), newDW.time(),
+                  newDW.recycledPerPatch<PhiTables>(m_phi, group.leader()), group.level());
+}
+
+PhiTables Burgers::phiTablesAtStart(const PatchGroup& group, const DataWarehouse& oldDW) const {
+  const PhiTables kept = oldDW.getPerPatch<PhiTables>(m_phi, group.leader()).get();
+  // After a restart, or with other groups, the patches' tables are their own.
+  if (kept.covers(group.extendedBox())) return kept.entire();
+  return tabulate(group.extendedBox(), oldDW.time(), std::nullopt, group.level());
+}
+
+void Burgers::putPhiTables(const PatchGroup& group, const PhiTables& tables,
+                           DataWarehouse& newDW) const {
+  for (const Patch* patch : group.patches()) {
+    newDW.put(PerPatch<PhiTables>(
+                  tables.window(patch->extendedBox(), patch->interior(), patch->spacing())),
+              m_phi, *patch);
+  }
+}
+
+void Burgers::initialize(const PatchGroup& group, const DataWarehouse&, DataWarehouse& newDW,
                          ExecutionContext& exec) const {
-  const PhiTables p = phiTables(patch, newDW);
-  const CellArray<double> u = newDW.allocateAndPut<double>(m_u, patch).array();
+  const PhiTables p = phiTables(group, newDW);
+  const CellArray<double> u = newDW.allocateAndPut<double>(m_u, group).array();
   exec.parallelFor(
-      patch.extendedBox(), KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = p.product(i, j, k); });
-  newDW.put(PerPatch<PhiTables>(p), m_phi, patch);
+      group.extendedBox(), KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = p.product(i, j, k); });
+  putPhiTables(group, p, newDW);
 }
 
 void Burgers::tabulatePhi(const Patch& patch, const DataWarehouse&, DataWarehouse& newDW,
                           ExecutionContext&) const {
-  newDW.put(PerPatch<PhiTables>(phiTables(patch, newDW)), m_phi, patch);
+  const Box box = patch.extendedBox();
+  const PhiTables tables =
+      tabulate(box, newDW.time(), newDW.recycledPerPatch<PhiTables>(m_phi, patch), patch.level());
+  newDW.put(PerPatch<PhiTables>(tables.window(box, patch.interior(), patch.spacing())), m_phi,
+            patch);
 }
 
 void Burgers::computeStableTimestep(const Patch& patch, const DataWarehouse&, DataWarehouse& newDW,
@@ -148,20 +166,21 @@ void Burgers::computeStableTimestep(const Patch& patch, const DataWarehouse&, Da
   newDW.put(MinVariable<double>(1.0 / (advection + diffusion)), m_delT, patch);
 }
 
-void Burgers::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
+void Burgers::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW, DataWarehouse& newDW,
                           ExecutionContext& exec) const {
-  const CellArray<const double> uOld = oldDW.get<double>(m_u, patch, Ghost::AroundFaces, 1).array();
-  const CellArray<double> unew = newDW.allocateAndPut<double>(m_u, patch).array();
-  const Vector3 dx = patch.spacing();
+  const CellArray<const double> uOld = oldDW.get<double>(m_u, group, Ghost::AroundFaces, 1).array();
+  const CellArray<double> unew = newDW.allocateAndPut<double>(m_u, group).array();
+  const Vector3 dx = group.spacing();
   // Reciprocals: the kernel multiplies instead of dividing in every cell.
   const Vector3 inv{1.0 / dx.x, 1.0 / dx.y, 1.0 / dx.z};
   const Vector3 inv2{inv.x * inv.x, inv.y * inv.y, inv.z * inv.z};
   const double dt = newDW.delT();
   const double nu = m_viscosity;
-  const PhiTables p = oldDW.getPerPatch<PhiTables>(m_phi, patch).get();  // phi at the step's start
-  // A 7-point stencil: tiled to the scratchpad by the device scheduler.
+  const PhiTables p = phiTablesAtStart(group, oldDW);
+  // A 7-point stencil over the whole group: tiled to the scratchpad by the
+  // device scheduler.
   exec.stencilFor(
-      patch.interior(), 1, StencilInputs<double, 1>{{uOld}}, StencilOutputs<double, 1>{{unew}},
+      group.interior(), 1, StencilInputs<double, 1>{{uOld}}, StencilOutputs<double, 1>{{unew}},
       KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
                     const StencilOutputs<double, 1>& out) {
         const CellArray<const double>& u = in[0];
@@ -180,17 +199,17 @@ void Burgers::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWa
       });
   // phi at the step's end: the Dirichlet values now, the stable timestep
   // next, and the velocities of the next step.
-  const PhiTables next = phiTables(patch, newDW);
-  applyBoundaryConditions(patch, unew, next, exec);
-  newDW.put(PerPatch<PhiTables>(next), m_phi, patch);
+  const PhiTables next = phiTables(group, newDW);
+  applyBoundaryConditions(group, unew, next, exec);
+  putPhiTables(group, next, newDW);
 }
 
-void Burgers::applyBoundaryConditions(const Patch& patch, const CellArray<double>& u,
+void Burgers::applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
                                       const PhiTables& phi, ExecutionContext& exec) const {
   Kokkos::Array<Box, 6> faces;
   int count = 0;
   for (const Face face : allFaces()) {
-    if (patch.hasBoundaryCondition(face)) faces[count++] = patch.extraCellBox(face);
+    if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
   }
   // All faces in one launch; where face boxes meet (edges, corners) both
   // write the same value.

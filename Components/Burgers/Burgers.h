@@ -10,6 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <optional>
+
 namespace tessera {
 
 class Burgers final : public Application {
@@ -33,22 +35,30 @@ class Burgers final : public Application {
   double viscosity() const { return m_viscosity; }
 
  private:
-  void initialize(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
+  void initialize(const PatchGroup& group, const DataWarehouse& oldDW, DataWarehouse& newDW,
                   ExecutionContext& exec) const;
   void tabulatePhi(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                    ExecutionContext& exec) const;
   void computeStableTimestep(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                              ExecutionContext& exec) const;
-  void timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
+  void timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW, DataWarehouse& newDW,
                    ExecutionContext& exec) const;
   void computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                      ExecutionContext& exec) const;
-  // phi at the new warehouse's time over the patch's extended box, in the
+  // phi at time t over `box`, in `recycled`'s storage when it has that box.
+  PhiTables tabulate(const Box& box, double t, std::optional<PhiTables> recycled,
+                     const Level& level) const;
+  // phi at the new warehouse's time over the group's extended box, in the
   // storage of a retired warehouse's tables when there is one.
-  PhiTables phiTables(const Patch& patch, DataWarehouse& newDW) const;
+  PhiTables phiTables(const PatchGroup& group, DataWarehouse& newDW) const;
+  // phi at the old warehouse's time over the group: the tables the last
+  // step left, or (after a restart) new ones.
+  PhiTables phiTablesAtStart(const PatchGroup& group, const DataWarehouse& oldDW) const;
+  // Puts each patch's window on the group's tables.
+  void putPhiTables(const PatchGroup& group, const PhiTables& tables, DataWarehouse& newDW) const;
   // Sets the extra cells of `u` to the exact solution at the tables' time.
-  void applyBoundaryConditions(const Patch& patch, const CellArray<double>& u, const PhiTables& phi,
-                               ExecutionContext& exec) const;
+  void applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
+                               const PhiTables& phi, ExecutionContext& exec) const;
 
   const VarLabel* m_u;
   const VarLabel* m_phi;  // PerPatch<PhiTables>

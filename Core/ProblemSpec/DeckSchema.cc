@@ -57,6 +57,9 @@ Schema schedulerSchema() {
       .optional("type", VT::String, "host, sync or async")
       .oneOf("type", {"host", "sync", "async"})
       .optional("rebuild_every_timestep", VT::Bool, "recompile the task graph each step")
+      .optional("patch_groups", VT::Bool,
+                "share storage among each rank's box-shaped groups of patches, and run "
+                "per-group tasks once per group (default true)")
       .optional("device_threads", VT::Int, "threads feeding the device")
       .range("device_threads", 1)
       .optional("scratchpad_bytes", VT::Int, "per-team scratch memory")

@@ -128,7 +128,7 @@ class AsyncScheduler::ControlLoop {
       }
       m_state.markStarted(n.id);
       m_state.performFills(n);
-      AsyncScheduler::runTask(m_state.taskOf(n), *n.patch, m_state.oldDW(), m_state.newDW(),
+      AsyncScheduler::runTask(m_state.graph(), n, m_state.oldDW(), m_state.newDW(),
                               m_options.tiling, m_stats);
       const int id = *it;
       it = m_readyHost.erase(it);
@@ -191,8 +191,8 @@ class AsyncScheduler::ControlLoop {
     // Captures one pointer: std::function keeps it inline, so handing a
     // task to the device allocates nothing.
     m_device.submit([this] {
-      AsyncScheduler::runTask(m_state.taskOf(*m_onDevice), *m_onDevice->patch, m_state.oldDW(),
-                              m_state.newDW(), m_options.tiling, m_deviceStats);
+      AsyncScheduler::runTask(m_state.graph(), *m_onDevice, m_state.oldDW(), m_state.newDW(),
+                              m_options.tiling, m_deviceStats);
     });
   }
 

@@ -11,10 +11,17 @@ std::string DetailedTask::describe(const std::vector<Task>& tasks) const {
   out << tasks[static_cast<std::size_t>(taskIndex)].name();
   if (kind == Kind::Reduction) {
     out << " (reduce " << reduction->name() << ")";
+  } else if (group >= 0) {
+    out << " on the patch group of patch " << patch->id();
   } else {
     out << " on patch " << patch->id();
   }
   return out.str();
+}
+
+std::vector<const Patch*> CompiledGraph::patchesOf(const DetailedTask& node) const {
+  if (node.group >= 0) return groups[static_cast<std::size_t>(node.group)].patches();
+  return {node.patch};
 }
 
 std::size_t CompiledGraph::bytesSent() const {

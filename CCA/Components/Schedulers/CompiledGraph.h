@@ -5,6 +5,7 @@
 
 #include "CCA/Ports/Task.h"
 #include "Core/Grid/Box.h"
+#include "Core/Grid/PatchGroup.h"
 #include "Core/Grid/VarLabel.h"
 
 #include <cstddef>
@@ -81,7 +82,8 @@ struct DetailedTask {
   Kind kind = Kind::PatchTask;
   int id = -1;
   int taskIndex = -1;                     // index into CompiledGraph::tasks
-  const Patch* patch = nullptr;           // PatchTask only
+  const Patch* patch = nullptr;           // PatchTask only (a group task: the group's leader)
+  int group = -1;                         // a task run per patch group: index into groups
   const VarLabel* reduction = nullptr;    // Reduction only
   std::vector<int> predecessors;          // local detailed tasks that must finish first
   std::vector<int> successors;            // the local detailed tasks that wait for this one
@@ -100,6 +102,7 @@ struct CompiledGraph {
   int rank = 0;
   std::vector<Task> tasks;                  // in execution (topological) order
   std::vector<DetailedTask> detailedTasks;  // in execution order
+  std::vector<PatchGroup> groups;           // this rank's patch groups (see PatchGroup.h)
   std::vector<GhostFill> fills;
   std::vector<Message> sends;
   std::vector<Message> receives;
@@ -110,6 +113,8 @@ struct CompiledGraph {
   std::set<const VarLabel*> oldDWReads;
   double compileSeconds = 0.0;
 
+  // The patches a patch task covers: its group's, or its one patch.
+  std::vector<const Patch*> patchesOf(const DetailedTask& node) const;
   std::size_t bytesSent() const;
   std::size_t bytesReceived() const;
 };

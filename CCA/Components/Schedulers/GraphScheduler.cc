@@ -26,18 +26,23 @@ const TaskGraph& GraphScheduler::recordedGraph() const {
 }
 
 CompiledGraph GraphScheduler::compile(const Grid& grid, const std::vector<int>& patchRanks) const {
-  return recordedGraph().compile(grid, patchRanks, m_comm.rank());
+  return recordedGraph().compile(grid, patchRanks, m_comm.rank(), m_options.patchGroups);
 }
 
-void GraphScheduler::runTask(const Task& task, const Patch& patch, OnDemandDataWarehouse& oldDW,
-                             OnDemandDataWarehouse& newDW, const TilingOptions& tiling,
-                             SchedulerStats& stats) {
+void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& node,
+                             OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
+                             const TilingOptions& tiling, SchedulerStats& stats) {
   const Timer timer;
+  const Task& task = graph.tasks[static_cast<std::size_t>(node.taskIndex)];
   const bool onHost = task.kind() == Task::Kind::Host;
   ExecutionContext exec(task.name(),
                         onHost ? ExecutionContext::Space::Host : ExecutionContext::Space::Device,
                         tiling);
-  task.callback()(patch, oldDW, newDW, exec);
+  if (node.group >= 0) {
+    task.groupCallback()(graph.groups[static_cast<std::size_t>(node.group)], oldDW, newDW, exec);
+  } else {
+    task.callback()(*node.patch, oldDW, newDW, exec);
+  }
   exec.fence();
   stats.taskSeconds += timer.seconds();
   stats.kernels += exec.kernelsLaunched();

@@ -26,6 +26,8 @@ struct SchedulerOptions {
   TilingOptions tiling;
   // Fail with a report after this long without progress (0: never).
   double watchdogSeconds = 300.0;
+  // Cut each rank's patches into box-shaped groups (see PatchGroup.h).
+  bool patchGroups = true;
 };
 
 class GraphScheduler : public Scheduler {
@@ -48,10 +50,11 @@ class GraphScheduler : public Scheduler {
   const SchedulerOptions& options() const { return m_options; }
 
  protected:
-  // Runs one patch task on the calling thread, counting it in `stats`.
-  static void runTask(const Task& task, const Patch& patch, OnDemandDataWarehouse& oldDW,
-                      OnDemandDataWarehouse& newDW, const TilingOptions& tiling,
-                      SchedulerStats& stats);
+  // Runs one patch task of `graph` (on a patch or a patch group) on the
+  // calling thread, counting it in `stats`.
+  static void runTask(const CompiledGraph& graph, const DetailedTask& node,
+                      OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
+                      const TilingOptions& tiling, SchedulerStats& stats);
 
   Communicator m_comm;
   SchedulerOptions m_options;

@@ -37,7 +37,7 @@ void MPIScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& ol
         state.waitForInputs(node, idle);
       }
       state.performFills(node);
-      runTask(state.taskOf(node), *node.patch, oldDW, newDW, m_options.tiling, m_stats);
+      runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats);
     }
     state.finish(node.id);
     state.progressMessages();

@@ -36,9 +36,9 @@ OnDemandDataWarehouse::~OnDemandDataWarehouse() {
 }
 
 std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::recycledGridVariable(const VarLabel* label,
-                                                                              const Patch& patch,
+                                                                              int key,
                                                                               const Box& box) {
-  return m_pool ? m_pool->takeGrid(label, patch.id(), box) : nullptr;
+  return m_pool ? m_pool->takeGrid(label, key, box) : nullptr;
 }
 
 std::any OnDemandDataWarehouse::takeRecycledPerPatch(const VarLabel* label, const Patch& patch) {
@@ -65,6 +65,74 @@ void OnDemandDataWarehouse::putGridVariable(const VarLabel* label, const Patch& 
   TESSERA_REQUIRE_THROWS(fresh, "'" << label->name() << "' on " << patch << " is already in "
                                     << m_role << " (timestep " << m_timestep
                                     << "); use getModifiable to change it");
+}
+
+std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::findGroupVariable(
+    const VarLabel* label, const PatchGroup& group) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto whole = m_grid.find({label, group.storageKey()});
+  bool shared = whole != m_grid.end();
+  std::vector<std::shared_ptr<GridVariableBase>> parts;
+  for (const Patch* patch : group.patches()) {
+    auto part = m_grid.find({label, patch->id()});
+    if (part == m_grid.end()) return nullptr;
+    shared = shared && part->second->storage() == whole->second->storage();
+    parts.push_back(part->second);
+  }
+  if (shared) return whole->second;
+  // The patches' variables were made one by one (a restart, a task per
+  // patch): gather them into one allocation. Where their boxes overlap,
+  // the most trustworthy copy of a cell is written last: any ghost cell
+  // first (edges and corners are filled only for Ghost::AroundCells), then
+  // the ghost slabs across each face (filled for every kind of ghost),
+  // then the cells each patch owns.
+  Box box = parts.front()->box();
+  for (const auto& part : parts)
+    box = {min(box.lo(), part->box().lo()), max(box.hi(), part->box().hi())};
+  std::shared_ptr<GridVariableBase> gathered = parts.front()->cloneEmpty(box);
+  for (const auto& part : parts)
+    gathered->copyFrom(*part, part->box(), IntVector{});
+  for (std::size_t n = 0; n < parts.size(); ++n) {
+    const Patch& patch = *group.patches()[n];
+    for (const Face face : allFaces()) {
+      if (patch.hasBoundaryCondition(face)) continue;
+      const int axis = faceAxis(face);
+      IntVector lo = patch.interior().lo();
+      IntVector hi = patch.interior().hi();
+      if (faceSide(face) == 0) {
+        hi[axis] = lo[axis];
+        lo[axis] = parts[n]->box().lo()[axis];
+      } else {
+        lo[axis] = hi[axis];
+        hi[axis] = parts[n]->box().hi()[axis];
+      }
+      const Box slab = Box(lo, hi).intersection(parts[n]->box());
+      if (!slab.empty()) gathered->copyFrom(*parts[n], slab, IntVector{});
+    }
+  }
+  for (std::size_t n = 0; n < parts.size(); ++n)
+    gathered->copyFrom(*parts[n], group.patches()[n]->extendedBox(), IntVector{});
+  for (std::size_t n = 0; n < parts.size(); ++n)
+    m_grid[{label, group.patches()[n]->id()}] = gathered->window(parts[n]->box());
+  m_grid[{label, group.storageKey()}] = gathered;
+  return gathered;
+}
+
+void OnDemandDataWarehouse::putGroupVariable(const VarLabel* label, const PatchGroup& group,
+                                             std::shared_ptr<GridVariableBase> var) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  const auto layers = m_ghostLayers.find(label);
+  const int ghost = layers == m_ghostLayers.end() ? 0 : layers->second;
+  for (const Patch* patch : group.patches()) {
+    const bool fresh =
+        m_grid
+            .emplace(Key{label, patch->id()}, var->window(group.level().ghostedBox(*patch, ghost)))
+            .second;
+    TESSERA_REQUIRE_THROWS(fresh, "'" << label->name() << "' on " << *patch << " is already in "
+                                      << m_role << " (timestep " << m_timestep
+                                      << "); use getModifiable to change it");
+  }
+  m_grid[{label, group.storageKey()}] = std::move(var);
 }
 
 int OnDemandDataWarehouse::ghostLayersToAllocate(const VarLabel* label) const {

@@ -42,7 +42,11 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   bool reducedValue(const VarLabel* label, std::byte* out) const override;
   void putPerPatchValue(const VarLabel* label, const Patch& patch, std::any value) override;
   const std::any* findPerPatchValue(const VarLabel* label, const Patch& patch) const override;
-  std::shared_ptr<GridVariableBase> recycledGridVariable(const VarLabel* label, const Patch& patch,
+  std::shared_ptr<GridVariableBase> findGroupVariable(const VarLabel* label,
+                                                      const PatchGroup& group) const override;
+  void putGroupVariable(const VarLabel* label, const PatchGroup& group,
+                        std::shared_ptr<GridVariableBase> var) override;
+  std::shared_ptr<GridVariableBase> recycledGridVariable(const VarLabel* label, int key,
                                                          const Box& box) override;
   std::any takeRecycledPerPatch(const VarLabel* label, const Patch& patch) override;
 
@@ -71,13 +75,16 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   std::size_t numGridVariables() const;
 
  private:
+  // (label, patch id), or (label, group storage key) for a group's storage.
   using Key = std::pair<const VarLabel*, int>;
   std::string m_role;
   int m_timestep;
   double m_time;
   double m_delT;
   mutable std::mutex m_mutex;
-  std::map<Key, std::shared_ptr<GridVariableBase>> m_grid;
+  // Mutable: gathering a group's patches into one allocation (findGroupVariable)
+  // changes where the values live, not what they are.
+  mutable std::map<Key, std::shared_ptr<GridVariableBase>> m_grid;
   std::map<const VarLabel*, int> m_ghostLayers;
   // A reduction value lives in the map node (no allocation of its own).
   struct Contribution {

@@ -24,6 +24,7 @@ class PatchSet {
   PatchSet(const std::vector<const Patch*>& patches, int levelPatches)
       : m_patches(&patches), m_all(static_cast<int>(patches.size()) == levelPatches) {}
   const std::vector<const Patch*>& patches() const { return *m_patches; }
+  bool all() const { return m_all; }
   bool contains(const Patch& patch) const {
     if (m_all) return true;
     return std::binary_search(m_patches->begin(), m_patches->end(), &patch,
@@ -42,10 +43,11 @@ class GraphBuilder {
  public:
   GraphBuilder(const Grid& grid, const std::vector<int>& patchRanks, int rank, CompiledGraph& graph,
                std::vector<PatchSet> patchSets,
-               const std::map<const VarLabel*, std::vector<int>>& chains)
+               const std::map<const VarLabel*, std::vector<int>>& chains, bool patchGroups)
       : m_grid(grid),
         m_ranks(patchRanks),
         m_rank(rank),
+        m_patchGroups(patchGroups),
         m_graph(graph),
         m_patchSets(std::move(patchSets)),
         m_chains(chains) {}
@@ -115,10 +117,42 @@ class GraphBuilder {
     }
   }
 
+  // The groups a task run per group covers on this rank: the level's
+  // groups for a task on every patch, else groups of its own patches.
+  std::vector<int> groupsFor(int task) {
+    const PatchSet& set = patchSet(task);
+    std::vector<const Patch*> local;
+    for (const Patch* patch : set.patches())
+      if (owner(patch->id()) == m_rank) local.push_back(patch);
+    if (local.empty()) return {};
+    const Level* level = &local.front()->level();
+    auto& levelGroups = m_levelGroups[level];
+    if (set.all() && !levelGroups.empty()) return levelGroups;
+    std::vector<int> indices;
+    for (PatchGroup& group : formPatchGroups(local, m_patchGroups)) {
+      indices.push_back(static_cast<int>(m_graph.groups.size()));
+      m_graph.groups.push_back(std::move(group));
+    }
+    if (set.all()) levelGroups = indices;
+    return indices;
+  }
+
   void createLocalTasks() {
     for (std::size_t t = 0; t < m_graph.tasks.size(); ++t) {
+      if (m_graph.tasks[t].runsPerGroup()) {
+        for (int g : groupsFor(static_cast<int>(t))) {
+          DetailedTask node;
+          node.id = static_cast<int>(m_graph.detailedTasks.size());
+          node.taskIndex = static_cast<int>(t);
+          node.group = g;
+          node.patch = &m_graph.groups[static_cast<std::size_t>(g)].leader();
+          for (const Patch* patch : m_graph.groups[static_cast<std::size_t>(g)].patches())
+            m_nodeOf[{static_cast<int>(t), patch->id()}] = node.id;
+          m_graph.detailedTasks.push_back(node);
+        }
+      }
       for (const Patch* patch : patchSet(static_cast<int>(t)).patches()) {
-        if (owner(patch->id()) != m_rank) continue;
+        if (m_graph.tasks[t].runsPerGroup() || owner(patch->id()) != m_rank) continue;
         DetailedTask node;
         node.id = static_cast<int>(m_graph.detailedTasks.size());
         node.taskIndex = static_cast<int>(t);
@@ -156,36 +190,43 @@ class GraphBuilder {
   void linkLocalTasks() {
     for (DetailedTask& node : m_graph.detailedTasks) {
       if (node.kind != DetailedTask::Kind::PatchTask) continue;
-      const Task& task = m_graph.tasks[static_cast<std::size_t>(node.taskIndex)];
-      const int patchId = node.patch->id();
-      for (const Task::Dependency& dep : task.dependencies()) {
-        const bool reduction = dep.label->kind() == VarKind::Reduction;
-        if (dep.access == Task::Access::Computes) {
-          if (reduction) {
-            DetailedTask& reducer =
-                m_graph.detailedTasks[static_cast<std::size_t>(m_reductionNode.at(dep.label))];
-            reducer.contributors.push_back(node.id);
-            addPredecessor(reducer, node.id);
-          }
-          continue;
-        }
-        if (dep.dw == Task::OldDW) {
-          if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, *node.patch, node));
-          continue;
-        }
+      for (const Patch* patch : m_graph.patchesOf(node))
+        linkOnPatch(node, *patch);
+    }
+  }
+
+  // Links `node` to what it reads on `patch`, one of the patches it covers.
+  void linkOnPatch(DetailedTask& node, const Patch& patch) {
+    const Task& task = m_graph.tasks[static_cast<std::size_t>(node.taskIndex)];
+    const int patchId = patch.id();
+    for (const Task::Dependency& dep : task.dependencies()) {
+      const bool reduction = dep.label->kind() == VarKind::Reduction;
+      if (dep.access == Task::Access::Computes) {
         if (reduction) {
-          auto found = m_reductionNode.find(dep.label);
-          TESSERA_REQUIRE_THROWS(found != m_reductionNode.end(),
-                                 "task '" << task.name() << "' requires reduction '"
-                                          << dep.label->name()
-                                          << "' from NewDW, but no task computes it");
-          addPredecessor(node, found->second);
-          continue;
+          DetailedTask& reducer =
+              m_graph.detailedTasks[static_cast<std::size_t>(m_reductionNode.at(dep.label))];
+          if (std::find(reducer.contributors.begin(), reducer.contributors.end(), node.id) ==
+              reducer.contributors.end())
+            reducer.contributors.push_back(node.id);
+          addPredecessor(reducer, node.id);
         }
-        addPredecessor(node,
-                       localNode(writerFor(dep.label, *node.patch, node.taskIndex, task), patchId));
-        if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, *node.patch, node));
+        continue;
       }
+      if (dep.dw == Task::OldDW) {
+        if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, patch, node));
+        continue;
+      }
+      if (reduction) {
+        auto found = m_reductionNode.find(dep.label);
+        TESSERA_REQUIRE_THROWS(found != m_reductionNode.end(),
+                               "task '" << task.name() << "' requires reduction '"
+                                        << dep.label->name()
+                                        << "' from NewDW, but no task computes it");
+        addPredecessor(node, found->second);
+        continue;
+      }
+      addPredecessor(node, localNode(writerFor(dep.label, patch, node.taskIndex, task), patchId));
+      if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, patch, node));
     }
   }
 
@@ -356,6 +397,8 @@ class GraphBuilder {
   const Grid& m_grid;
   const std::vector<int>& m_ranks;
   int m_rank;
+  bool m_patchGroups;
+  std::map<const Level*, std::vector<int>> m_levelGroups;
   CompiledGraph& m_graph;
   std::vector<PatchSet> m_patchSets;
   const std::map<const VarLabel*, std::vector<int>>& m_chains;
@@ -376,8 +419,8 @@ void TaskGraph::addTask(Task task, std::vector<const Patch*> patches) {
   m_entries.push_back({std::move(task), std::move(patches)});
 }
 
-CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patchRanks,
-                                 int rank) const {
+CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patchRanks, int rank,
+                                 bool patchGroups) const {
   const Timer timer;
   TESSERA_REQUIRE_THROWS(static_cast<int>(patchRanks.size()) == grid.numPatches(),
                          "the load balance covers " << patchRanks.size()
@@ -408,7 +451,7 @@ CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patch
     for (int task : chain)
       chains[label].push_back(position[static_cast<std::size_t>(task)]);
   }
-  GraphBuilder(grid, patchRanks, rank, graph, std::move(patchSets), chains).build();
+  GraphBuilder(grid, patchRanks, rank, graph, std::move(patchSets), chains, patchGroups).build();
   graph.compileSeconds = timer.seconds();
   return graph;
 }

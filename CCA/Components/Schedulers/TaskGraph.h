@@ -25,7 +25,10 @@ class TaskGraph {
   // patch owners `patchRanks` (indexed by patch id). A variable read from the
   // new warehouse that no task computes, two tasks computing one variable,
   // or a cycle, throws an Error naming the tasks, the variable and the warehouse.
-  CompiledGraph compile(const Grid& grid, const std::vector<int>& patchRanks, int rank) const;
+  // With `patchGroups` false every patch is a group of its own (tasks that
+  // run per group then run once per patch).
+  CompiledGraph compile(const Grid& grid, const std::vector<int>& patchRanks, int rank,
+                        bool patchGroups = true) const;
 
  private:
   struct Entry {

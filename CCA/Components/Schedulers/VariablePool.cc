@@ -3,8 +3,9 @@
 namespace tessera {
 
 void VariablePool::give(const VarLabel* label, int patchId, std::shared_ptr<GridVariableBase> var) {
-  // A variable somebody still holds (an archive writer, a test) is not reused.
-  if (!var || var.use_count() != 1) return;
+  // A variable somebody still holds (an archive writer, a test) is not
+  // reused, nor a window: its storage returns with its patch group's.
+  if (!var || var.use_count() != 1 || var->isWindow()) return;
   const std::lock_guard<std::mutex> lock(m_mutex);
   m_grid[{label, patchId}] = std::move(var);
 }

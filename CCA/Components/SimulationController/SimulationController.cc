@@ -78,8 +78,13 @@ void reserveTimestepStorage(const CompiledGraph& graph, const OnDemandDataWareho
       if (!prototype) continue;  // first computed in the loop: its first step allocates it
       const auto layers = graph.ghostLayers.find(dep.label);
       const int ghost = layers == graph.ghostLayers.end() ? 0 : layers->second;
-      pool.reserve(dep.label, node.patch->id(), *prototype,
-                   node.patch->level().ghostedBox(*node.patch, ghost));
+      if (node.group >= 0) {
+        const PatchGroup& group = graph.groups[static_cast<std::size_t>(node.group)];
+        pool.reserve(dep.label, group.storageKey(), *prototype, group.ghostedBox(ghost));
+      } else {
+        pool.reserve(dep.label, node.patch->id(), *prototype,
+                     node.patch->level().ghostedBox(*node.patch, ghost));
+      }
     }
   }
 }
@@ -98,7 +103,8 @@ void writeTaskGraph(const std::string& file, const GraphScheduler& sched, const 
                     const std::vector<int>& patchRanks, int numRanks) {
   std::vector<CompiledGraph> perRank;
   for (int r = 0; r < numRanks; ++r)
-    perRank.push_back(sched.recordedGraph().compile(grid, patchRanks, r));
+    perRank.push_back(
+        sched.recordedGraph().compile(grid, patchRanks, r, sched.options().patchGroups));
   std::ofstream out(file);
   if (!out) throw InputError("cannot write the task graph to '" + file + "'");
   writeGraphviz(out, perRank);
@@ -119,6 +125,7 @@ SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
     if (!isAuto) options.tiling.tile = spec->get<IntVector>("tile");
   }
   options.watchdogSeconds = spec->get<double>("watchdog_seconds", options.watchdogSeconds);
+  options.patchGroups = spec->get<bool>("patch_groups", options.patchGroups);
   return options;
 }
 

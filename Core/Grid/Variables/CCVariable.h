@@ -1,7 +1,9 @@
 #pragma once
 // A cell-centred variable on one patch: a Kokkos allocation over the patch's
 // cells grown by ghost layers (and extra cells), indexed by global (i, j, k).
-// Copies share the allocation (View semantics).
+// Copies share the allocation (View semantics). A window (see window()) is
+// a variable over part of another's allocation, with that allocation's
+// strides: the patches of a patch group are windows on the group's storage.
 
 #include "Core/Grid/Box.h"
 #include "Core/Grid/VarLabel.h"
@@ -32,6 +34,7 @@ class CCVariable : public GridVariableBase {
   // (Kokkos 3.4's OpenMP backend refuses initialising kernels off the master thread).
   explicit CCVariable(const Box& box, const std::string& label = "CCVariable")
       : m_box(box),
+        m_storageBox(box),
         m_data(Kokkos::view_alloc(label, Kokkos::WithoutInitializing),
                static_cast<std::size_t>(box.empty() ? 0 : box.volume())) {}
 
@@ -39,8 +42,11 @@ class CCVariable : public GridVariableBase {
   Box box() const override { return m_box; }
   std::size_t bytesPerCell() const override { return sizeof(T); }
 
-  CellArray<T> array() const { return CellArray<T>(m_data.data(), m_box); }
-  CellArray<const T> constArray() const { return CellArray<const T>(m_data.data(), m_box); }
+  CellArray<T> array() const {
+    const StridedCells<T> c = cells(m_box);
+    return CellArray<T>(c.first, m_box, c.strideY, c.strideZ);
+  }
+  CellArray<const T> constArray() const { return array(); }
 
   // Host access by global cell (the OpenMP and Serial spaces share host memory;
   // a device build copies through a mirror instead).
@@ -50,11 +56,21 @@ class CCVariable : public GridVariableBase {
   // Sets every cell with a kernel; call from the thread that owns Kokkos.
   void fill(const T& value) const {
     const CellArray<T> a = array();
-    const std::int64_t n = m_box.volume();
-    T* data = a.data();
-    Kokkos::parallel_for(
-        "CCVariable::fill", Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace>(0, n),
-        KOKKOS_LAMBDA(const std::int64_t idx) { data[idx] = value; });
+    if (m_isWindow) {
+      const IntVector lo = m_box.lo();
+      const IntVector hi = m_box.hi();
+      Kokkos::parallel_for(
+          "CCVariable::fill",
+          Kokkos::MDRangePolicy<Kokkos::DefaultExecutionSpace, Kokkos::Rank<3>>({lo.z, lo.y, lo.x},
+                                                                                {hi.z, hi.y, hi.x}),
+          KOKKOS_LAMBDA(int k, int j, int i) { a(i, j, k) = value; });
+    } else {
+      const std::int64_t n = m_box.volume();
+      T* data = a.data();
+      Kokkos::parallel_for(
+          "CCVariable::fill", Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace>(0, n),
+          KOKKOS_LAMBDA(const std::int64_t idx) { data[idx] = value; });
+    }
     Kokkos::fence();
   }
 
@@ -77,7 +93,11 @@ class CCVariable : public GridVariableBase {
         typed->box().contains(sourceRegion) && m_box.contains(sourceRegion.shift(offset)),
         "copy of " << sourceRegion << " + " << offset << " from " << typed->box() << " to " << m_box
                    << " leaves the allocations");
-    copyBox(cells(sourceRegion.shift(offset)), typed->cells(sourceRegion), sourceRegion.size());
+    const StridedCells<T> to = cells(sourceRegion.shift(offset));
+    const StridedCells<T> from = typed->cells(sourceRegion);
+    // Windows on one allocation hold each other's cells: nothing to move.
+    if (to.first == from.first && to.strideY == from.strideY && to.strideZ == from.strideZ) return;
+    copyBox(to, from, sourceRegion.size());
   }
 
   void zero() override { fill(T{}); }
@@ -85,6 +105,16 @@ class CCVariable : public GridVariableBase {
   std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const override {
     return std::make_unique<CCVariable<T>>(box, m_data.label());
   }
+
+  std::shared_ptr<GridVariableBase> window(const Box& box) const override {
+    checkInside(box, "window");
+    auto view = std::make_shared<CCVariable<T>>(*this);
+    view->m_box = box;
+    view->m_isWindow = true;
+    return view;
+  }
+  bool isWindow() const override { return m_isWindow; }
+  const void* storage() const override { return m_data.data(); }
 
   std::uint64_t digest(const Box& region) const override {
     checkInside(region, "digest");
@@ -103,8 +133,8 @@ class CCVariable : public GridVariableBase {
   }
   // The cells of `region` in this variable's (host) memory.
   StridedCells<T> cells(const Box& region) const {
-    const IntVector n = m_box.size();
-    return {hostArray().data() + m_box.linearIndex(region.lo()), n.x,
+    const IntVector n = m_storageBox.size();
+    return {m_data.data() + m_storageBox.linearIndex(region.lo()), n.x,
             static_cast<std::int64_t>(n.x) * n.y};
   }
   void checkInside(const Box& region, const char* what) const {
@@ -113,6 +143,8 @@ class CCVariable : public GridVariableBase {
   }
 
   Box m_box;
+  Box m_storageBox;  // the allocation's box: m_box, or a group's box for a window
+  bool m_isWindow = false;
   Kokkos::View<T*, MemorySpace> m_data;
 };
 

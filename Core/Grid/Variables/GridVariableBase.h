@@ -31,6 +31,14 @@ class GridVariableBase {
   virtual std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const = 0;
   // Order-independent digest of the cells in `region` (see FieldDigest.h).
   virtual std::uint64_t digest(const Box& region) const = 0;
+
+  // A variable over `box` (inside box()) that shares this one's storage: a
+  // patch's window on the allocation of its patch group.
+  virtual std::shared_ptr<GridVariableBase> window(const Box& box) const = 0;
+  // True for a window: its storage belongs to a larger variable.
+  virtual bool isWindow() const = 0;
+  // The allocation's first byte: equal for windows on the same storage.
+  virtual const void* storage() const = 0;
 };
 
 }  // namespace tessera
