@@ -33,14 +33,25 @@ void stencilFor(const std::string& label, const ExecSpace& space, const Box& box
     if (box.empty()) return;
     const int loX = box.lo().x;
     const int hiX = box.hi().x;
-    forEachRowOnHost(label, space, box, [=](int j, int k) {
-    // A stencil reads only its inputs and writes only its outputs, which
-    // are other variables: no iteration of a row feeds another, so the
-    // compiler may vectorise without checking for overlap.
+    const HostRows split(space, box);
+    Kokkos::parallel_for(
+        label, split.policy(space), KOKKOS_LAMBDA(int index) {
+          // Copies local to this plane (or row): no store through an output
+          // can change them, so the compiler keeps the body's constants and
+          // the windows' pointers in registers instead of reloading them
+          // from the closure for every vector of cells.
+          const Body kernel = body;
+          const StencilInputs<T, NumInputs> inputs = in;
+          const StencilOutputs<T, NumOutputs> outputs = out;
+          split.forRowsOf(index, [&](int j, int k) {
+      // A stencil reads only its inputs and writes only its outputs,
+      // which are other variables: no iteration of a row feeds another,
+      // so the compiler may vectorise without checking for overlap.
 #pragma GCC ivdep
-      for (int i = loX; i < hiX; ++i)
-        body(i, j, k, in, out);
-    });
+            for (int i = loX; i < hiX; ++i)
+              kernel(i, j, k, inputs, outputs);
+          });
+        });
   } else {
     parallelFor(
         label, space, box, KOKKOS_LAMBDA(int i, int j, int k) { body(i, j, k, in, out); });

@@ -333,5 +333,73 @@ TEST_F(DataWarehouseTest, ReservedStorageIsZeroedAndTakenByTheFirstAllocation) {
   EXPECT_EQ(pool->size(), 0u);
 }
 
+TEST_F(DataWarehouseTest, GroupAllocationPutsAWindowOnEveryPatch) {
+  const auto groups = formPatchGroups(level().eachPatch());
+  ASSERT_EQ(groups.size(), 1u);
+  const PatchGroup& group = groups[0];
+  m_dw.setGhostLayers({{m_u, 1}});
+  CCVariable<double> whole = m_dw.allocateAndPut<double>(m_u, group);
+  EXPECT_EQ(whole.box(), group.ghostedBox(1));
+  whole.box().forEachCell([&](const IntVector& c) { whole(c) = valueAt(c); });
+  for (const Patch* p : group.patches()) {
+    const auto part = m_dw.findGridVariable(m_u, *p);
+    ASSERT_TRUE(part);
+    EXPECT_TRUE(part->isWindow());
+    EXPECT_EQ(part->storage(), m_dw.findGroupVariable(m_u, group)->storage());
+    EXPECT_EQ(part->box(), level().ghostedBox(*p, 1));
+    // A patch's ghost cells are its neighbours' cells: no copy needed.
+    EXPECT_EQ(countWrong(m_dw.get<double>(m_u, *p, Ghost::AroundCells, 1), part->box()), 0);
+  }
+  EXPECT_EQ(m_dw.get<double>(m_u, group, Ghost::AroundFaces, 1).box(), whole.box());
+  EXPECT_THROW(m_dw.allocateAndPut<double>(m_u, group), Error);
+  expectMentions(errorOf([&] { m_dw.get<double>(m_v, group); }),
+                 {"'v'", "patch group", "NewDW (timestep 3)"});
+}
+
+// A restart puts each patch's variable on its own; a task per group then
+// reads them as one. Where the patches' boxes overlap, a patch's own cells
+// win over a neighbour's ghost copy, and a face ghost (always filled) over
+// an edge ghost (filled only for Ghost::AroundCells).
+TEST_F(DataWarehouseTest, PatchesAllocatedOneByOneAreGatheredForAGroup) {
+  m_dw.setGhostLayers({{m_u, 1}});
+  const std::vector<const Patch*> members{&patch(0), &patch(1), &patch(2), &patch(3)};
+  const PatchGroup group(members);
+  for (const Patch* p : members) {
+    CCVariable<double> var = m_dw.allocateAndPut<double>(m_u, *p);
+    var.box().forEachCell([&](const IntVector& c) { var(c) = -1.0; });  // unfilled ghosts
+    writeInterior(var, *p);
+    // The face slabs of the ghost layer hold the right values.
+    for (const GhostRegion& region : level().ghostRegions(*p, 1, Ghost::AroundFaces))
+      region.sourceBox.shift(region.offset).forEachCell([&](const IntVector& c) {
+        var(c) = valueAt(c);
+      });
+  }
+  const ConstCCVariable<double> whole = m_dw.get<double>(m_u, group, Ghost::AroundFaces, 1);
+  EXPECT_EQ(whole.box(), group.ghostedBox(1));
+  EXPECT_EQ(countWrong(whole, group.extendedBox()), 0);
+  int wrongFaces = 0;
+  for (const Patch* p : members)
+    for (const GhostRegion& region : level().ghostRegions(*p, 1, Ghost::AroundFaces))
+      wrongFaces += countWrong(whole, region.sourceBox.shift(region.offset));
+  EXPECT_EQ(wrongFaces, 0);
+  // From now on the patches are windows on the gathered storage.
+  for (const Patch* p : members)
+    EXPECT_EQ(m_dw.findGridVariable(m_u, *p)->storage(),
+              m_dw.findGroupVariable(m_u, group)->storage());
+}
+
+TEST_F(DataWarehouseTest, GroupStorageIsRecycledWindowsAreNot) {
+  const auto pool = std::make_shared<VariablePool>();
+  const PatchGroup group(level().eachPatch());
+  const double* first = nullptr;
+  {
+    OnDemandDataWarehouse old("NewDW", 1, 0.1, 0.1, pool);
+    first = old.allocateAndPut<double>(m_u, group).array().data();
+  }
+  EXPECT_EQ(pool->size(), 1u);  // the group's storage, not its 8 windows
+  OnDemandDataWarehouse next("NewDW", 2, 0.2, 0.1, pool);
+  EXPECT_EQ(next.allocateAndPut<double>(m_u, group).array().data(), first);
+}
+
 }  // namespace
 }  // namespace tessera

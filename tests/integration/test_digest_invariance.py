@@ -1,5 +1,6 @@
 """Burgers gives bitwise the same field for any rank count, load balancer, patch
-layout, scheduler mode (host, sync, async) and tile shape.
+layout, scheduler mode (host, sync, async), tile shape, and with or without
+patch groups.
 
 usage: test_digest_invariance.py --sus S --mpirun M [--mpirun-flag F]... DECK
 """
@@ -37,6 +38,10 @@ CONFIGURATIONS = [
     (4, ["scheduler.type=async", "scheduler.tile=[5,3,7]", "grid.level.patches=[3,2,5]"]),
     (2, ["scheduler.type=async", "scheduler.scratchpad_bytes=4096"]),
     (2, ["scheduler.type=sync", "scheduler.scratchpad_bytes=1048576"]),
+    # Patch groups off: every patch its own allocation and task.
+    (1, ["scheduler.patch_groups=false"]),
+    (2, ["scheduler.patch_groups=false", "scheduler.type=async"]),
+    (3, ["scheduler.patch_groups=false", "grid.level.patches=[3,2,5]", "scheduler.type=host"]),
 ]
 
 
