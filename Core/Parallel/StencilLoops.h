@@ -86,6 +86,10 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
     Kokkos::parallel_for(
         label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, numTiles),
         KOKKOS_LAMBDA(int t) {
+          // Local copies, as in stencilFor: the constants stay in registers.
+          const Body kernel = body;
+          const StencilInputs<T, NumInputs> in = inputs;
+          const StencilOutputs<T, NumOutputs> out = outputs;
           const IntVector at{t % count.x, (t / count.x) % count.y, t / (count.x * count.y)};
           const IntVector lo = origin + at * tile;
           const IntVector hi = min(lo + tile, end);
@@ -93,7 +97,7 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
             for (int j = lo.y; j < hi.y; ++j)
 #pragma GCC ivdep
               for (int i = lo.x; i < hi.x; ++i)
-                body(i, j, k, inputs, outputs);
+                kernel(i, j, k, in, out);
         });
     return numTiles;
   }

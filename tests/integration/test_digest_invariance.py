@@ -38,10 +38,13 @@ CONFIGURATIONS = [
     (4, ["scheduler.type=async", "scheduler.tile=[5,3,7]", "grid.level.patches=[3,2,5]"]),
     (2, ["scheduler.type=async", "scheduler.scratchpad_bytes=4096"]),
     (2, ["scheduler.type=sync", "scheduler.scratchpad_bytes=1048576"]),
-    # Patch groups off: every patch its own allocation and task.
-    (1, ["scheduler.patch_groups=false"]),
-    (2, ["scheduler.patch_groups=false", "scheduler.type=async"]),
+    # Patch groups off in host mode (on by default there), on in the
+    # device modes (off by default there).
+    (1, ["scheduler.patch_groups=false", "scheduler.type=host"]),
     (3, ["scheduler.patch_groups=false", "grid.level.patches=[3,2,5]", "scheduler.type=host"]),
+    (1, ["scheduler.patch_groups=true", "scheduler.type=async"]),
+    (2, ["scheduler.patch_groups=true", "scheduler.type=sync"]),
+    (2, ["scheduler.patch_groups=true", "scheduler.type=async", "scheduler.tile=[5,3,7]"]),
 ]
 
 

@@ -26,7 +26,8 @@ struct SchedulerOptions {
   TilingOptions tiling;
   // Fail with a report after this long without progress (0: never).
   double watchdogSeconds = 300.0;
-  // Cut each rank's patches into box-shaped groups (see PatchGroup.h).
+  // Cut each rank's patches into box-shaped groups (see PatchGroup.h); the
+  // controller's default depends on the mode (scheduler.patch_groups).
   bool patchGroups = true;
 };
 

@@ -110,8 +110,12 @@ void writeTaskGraph(const std::string& file, const GraphScheduler& sched, const 
   writeGraphviz(out, perRank);
 }
 
-SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
+SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec, const std::string& type) {
   SchedulerOptions options;
+  // Patch groups pay in host mode; the device modes' tiled host loops are
+  // slower over a group's large box than over single patches (measured:
+  // docs/benchmarks.md), so there they stay off unless the deck asks.
+  options.patchGroups = type == "host";
   if (!spec) return options;
   options.tiling.scratchpadBytes = static_cast<std::size_t>(
       spec->get<int>("scratchpad_bytes", static_cast<int>(options.tiling.scratchpadBytes)));
@@ -192,7 +196,8 @@ RunResult SimulationController::run(const RunOptions& options) {
   m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
              m_world.size(), " rank(s), load balancer ", balancer->name());
 
-  const auto scheduler = makeScheduler(schedulerType, m_world, schedulerOptions(schedulerSpec));
+  const auto scheduler =
+      makeScheduler(schedulerType, m_world, schedulerOptions(schedulerSpec, schedulerType));
   GraphScheduler& sched = *scheduler;
   m_log.info("scheduler: ", sched.modeName(),
              sched.options().tiling.enabled
