@@ -39,8 +39,8 @@ class Burgers final : public Application {
                   ExecutionContext& exec) const;
   void tabulatePhi(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                    ExecutionContext& exec) const;
-  void computeStableTimestep(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
-                             ExecutionContext& exec) const;
+  void computeStableTimestep(const PatchGroup& group, const DataWarehouse& oldDW,
+                             DataWarehouse& newDW, ExecutionContext& exec) const;
   void timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW, DataWarehouse& newDW,
                    ExecutionContext& exec) const;
   void computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,

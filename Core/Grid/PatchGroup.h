@@ -27,6 +27,10 @@ class PatchGroup {
   const Patch& leader() const { return *m_patches.front(); }
   // The warehouse key of the group's storage: never a patch id.
   int storageKey() const { return -1 - leader().id(); }
+  // True when `patch` is one of the group's (same level, interior inside the group's).
+  bool contains(const Patch& patch) const {
+    return &patch.level() == &level() && m_interior.contains(patch.interior());
+  }
 
   // The union of the patches' interiors, and of their extended boxes.
   const Box& interior() const { return m_interior; }

@@ -8,6 +8,9 @@ on 1 rank bound to one core and on 2 ranks (one core each), in the host, sync
 and async modes, and the reference program burgers-reference (the same
 arithmetic, no framework; OpenMP with 1 and 2 threads) in two layouts:
   fused:   the whole grid as one array swept by one fused loop nest;
+  fused-huge: the same, its arrays in transparent huge pages as Tessera's
+           cell variables are (so the page size, which alone moves a sweep
+           by 10-20 %, is not mistaken for the framework's merit);
   patches: the same 32^3 patches as sus, each an array with a ghost layer,
            face ghosts copied by hand before the sweeps (what a hand-written
            AMReX program does with FillBoundary and an MFIter loop).
@@ -29,7 +32,7 @@ import sys
 
 from benchlib import ROOT, mpirun, parser
 MODES = ["host", "sync", "async"]
-REFERENCES = ["fused", "patches"]
+REFERENCES = ["fused", "fused-huge", "patches"]
 LAYOUT = "[4,4,4]"
 PATCHES_PER_AXIS = 4
 
@@ -57,7 +60,8 @@ def run_reference(build, layout, cores, steps, resolution):
     cpus = ",".join(str(c) for c in range(cores))
     cmd = ["taskset", "-c", cpus, str(build / "StandAlone" / "burgers-reference"),
            "--resolution", str(resolution), "--steps", str(steps),
-           "--patches", str(PATCHES_PER_AXIS if layout == "patches" else 1)]
+           "--patches", str(PATCHES_PER_AXIS if layout == "patches" else 1),
+           "--huge-pages", "1" if layout == "fused-huge" else "0"]
     env = dict(os.environ, OMP_NUM_THREADS=str(cores), OMP_PROC_BIND="false")
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
@@ -90,7 +94,8 @@ def chart(summary, path):
                 ax.annotate(f"{ratio:.2f}", (x, value), ha="center", va="bottom", fontsize=8)
         del bars
     ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(["fused loop\n(one array)", "hand-written\n32^3 patches"] +
+    ax.set_xticklabels(["fused loop\n(one array)", "fused loop\nhuge pages",
+                        "hand-written\n32^3 patches"] +
                        [f"sus {m}" for m in MODES])
     ax.set_ylabel("cell updates per second (1e8), median; - best")
     ax.set_title(f"Burgers {summary['resolution']}^3, {summary['steps']} steps "
@@ -131,8 +136,9 @@ def main():
     print(f"\nBurgers {args.resolution}^3 in 32^3 patches, {args.steps} steps; cell updates/s, "
           f"median and best of {args.runs} interleaved runs")
     print(f"{'cores':>5}  {'configuration':<24} {'median':>10} {'best':>10} {'/ fused':>8} "
-          f"{'/ patches':>9}")
-    labels = {"fused": "fused loop (one array)", "patches": "hand-written patches"}
+          f"{'/ f.huge':>8} {'/ patches':>9}")
+    labels = {"fused": "fused loop (one array)", "fused-huge": "fused loop, huge pages",
+              "patches": "hand-written patches"}
     for core in cores:
         rows = {}
         for name in REFERENCES + MODES:
@@ -145,9 +151,10 @@ def main():
         for name in REFERENCES + MODES:
             row = rows[name]
             fused = f"{row['ratio_to_fused']:.3f}" if name in MODES else ""
+            huge = f"{row['ratio_to_fused-huge']:.3f}" if name in MODES else ""
             patches = f"{row['ratio_to_patches']:.3f}" if name in MODES else ""
             print(f"{core:>5}  {labels.get(name, 'sus ' + name):<24} {row['median']:10.3e} "
-                  f"{row['best']:10.3e} {fused:>8} {patches:>9}")
+                  f"{row['best']:10.3e} {fused:>8} {huge:>8} {patches:>9}")
     print(f"digests: {', '.join(sorted(digests))} ({'identical' if len(digests) == 1 else 'DIFFER'})")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "burgers.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -388,6 +388,31 @@ TEST_F(DataWarehouseTest, PatchesAllocatedOneByOneAreGatheredForAGroup) {
               m_dw.findGroupVariable(m_u, group)->storage());
 }
 
+// What lets the runtime skip the ghost copies between a group's patches:
+// it asks once per fill whether the destination is a window on the group's
+// storage, and copies when the patches' variables are separate.
+TEST_F(DataWarehouseTest, InGroupStorageTellsGroupWindowsFromSeparateVariables) {
+  m_dw.setGhostLayers({{m_u, 1}});
+  const std::vector<const Patch*> members{&patch(0), &patch(1)};
+  const PatchGroup group(members);
+  const PatchGroup other({&patch(2), &patch(3)});
+  m_dw.allocateAndPut<double>(m_u, group);
+  for (const Patch* p : members) {
+    const auto part = m_dw.findGridVariable(m_u, *p);
+    EXPECT_TRUE(m_dw.inGroupStorage(m_u, group.storageKey(), *part));
+    EXPECT_FALSE(m_dw.inGroupStorage(m_u, other.storageKey(), *part));
+    EXPECT_FALSE(m_dw.inGroupStorage(m_v, group.storageKey(), *part));
+  }
+  // Patches allocated one by one are separate until a group task gathers them.
+  for (const Patch* p : other.patches())
+    m_dw.allocateAndPut<double>(m_u, *p);
+  for (const Patch* p : other.patches())
+    EXPECT_FALSE(m_dw.inGroupStorage(m_u, other.storageKey(), *m_dw.findGridVariable(m_u, *p)));
+  m_dw.get<double>(m_u, other, Ghost::AroundFaces, 1);
+  for (const Patch* p : other.patches())
+    EXPECT_TRUE(m_dw.inGroupStorage(m_u, other.storageKey(), *m_dw.findGridVariable(m_u, *p)));
+}
+
 TEST_F(DataWarehouseTest, GroupStorageIsRecycledWindowsAreNot) {
   const auto pool = std::make_shared<VariablePool>();
   const PatchGroup group(level().eachPatch());

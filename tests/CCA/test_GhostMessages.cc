@@ -178,6 +178,7 @@ TEST_P(GhostMessageTest, OneBatchedMessagePerPeerCarryingExactlyTheRemoteGhostCe
       EXPECT_EQ(ranks[static_cast<std::size_t>(fill.patchId)], r);
       EXPECT_EQ(fill.numGhost, c.numGhost);
       local.insert(local.end(), fill.localCopies.begin(), fill.localCopies.end());
+      local.insert(local.end(), fill.groupCopies.begin(), fill.groupCopies.end());
       for (const auto& [message, piece] : fill.remotePieces) {
         EXPECT_EQ(compiled.receives[static_cast<std::size_t>(message)]
                       .pieces[static_cast<std::size_t>(piece)]

@@ -301,6 +301,39 @@ TEST_F(TaskGraphTest, NewDWGhostsComeFromTheProducerOnEachNeighbour) {
   }
 }
 
+// A task run per patch group reads its group's cells in place: the ghost
+// pieces between its patches are group copies (skipped when the patches
+// share storage), the others local copies or messages as before.
+TEST_F(TaskGraphTest, GhostPiecesInsideAPatchGroupAreGroupCopies) {
+  TaskGraph graph("step");
+  graph.addTask(std::move(Task("advance",
+                               [](const PatchGroup&, const DataWarehouse&, DataWarehouse&,
+                                  ExecutionContext&) {})
+                              .requiresVar(Task::OldDW, m_u, Ghost::AroundFaces, 1)
+                              .computesVar(m_u)),
+                eachPatch());
+  // Rank 0 owns the column x < 4 (patches 0 and 2): one group of two.
+  const CompiledGraph grouped = graph.compile(m_grid, m_columns, 0, true);
+  ASSERT_EQ(grouped.groups.size(), 1u);
+  ASSERT_EQ(grouped.fills.size(), 2u);
+  for (const GhostFill& fill : grouped.fills) {
+    EXPECT_EQ(fill.groupStorageKey, grouped.groups[0].storageKey());
+    EXPECT_TRUE(fill.localCopies.empty());
+    ASSERT_EQ(fill.groupCopies.size(), 1u);
+    EXPECT_EQ(fill.groupCopies[0].sourcePatch, fill.patchId == 0 ? 2 : 0);
+    EXPECT_EQ(fill.remotePieces.size(), 1u);  // the face from rank 1's column
+  }
+  // Eager copies are planned for local copies only.
+  EXPECT_TRUE(grouped.eagerCopies.empty());
+  // Without groups the same pieces are local copies.
+  const CompiledGraph single = graph.compile(m_grid, m_columns, 0, false);
+  ASSERT_EQ(single.fills.size(), 2u);
+  for (const GhostFill& fill : single.fills) {
+    EXPECT_TRUE(fill.groupCopies.empty());
+    ASSERT_EQ(fill.localCopies.size(), 1u);
+  }
+}
+
 TEST_F(TaskGraphTest, GhostsOfAModifiedVariableComeFromTheLastModifier) {
   TaskGraph graph("step");
   graph.addTask(

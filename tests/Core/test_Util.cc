@@ -1,9 +1,12 @@
 #include "Core/Parallel/Communicator.h"
+#include "Core/Util/HugePages.h"
 #include "Core/Util/Logger.h"
 #include "Core/Util/Timer.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -35,6 +38,32 @@ TEST(Logger, ParsesLevels) {
   EXPECT_EQ(parseLogLevel("debug"), LogLevel::Debug);
   EXPECT_EQ(parseLogLevel("error"), LogLevel::Error);
   EXPECT_THROW(parseLogLevel("loud"), InputError);
+}
+
+TEST(HugePages, AdviceCoversTheWholeHugePagesInsideARangeOnly) {
+  constexpr std::uintptr_t page = kHugePageBytes;
+  // Starts mid-page: the first whole page is the next one.
+  EXPECT_EQ(wholeHugePagesIn(page + 64, 3 * page).first, 2 * page);
+  EXPECT_EQ(wholeHugePagesIn(page + 64, 3 * page).last, 4 * page);
+  // Aligned both ends: all of it.
+  EXPECT_EQ(wholeHugePagesIn(2 * page, 2 * page).first, 2 * page);
+  EXPECT_EQ(wholeHugePagesIn(2 * page, 2 * page).last, 4 * page);
+  // Less than a whole page inside: nothing.
+  const AddressRange small = wholeHugePagesIn(page + 64, page);
+  EXPECT_GE(small.first, small.last);
+  const AddressRange tiny = wholeHugePagesIn(3 * page + 8, 4096);
+  EXPECT_GE(tiny.first, tiny.last);
+}
+
+TEST(HugePages, AdvisedMemoryKeepsItsData) {
+  const std::size_t bytes = 3 * kHugePageBytes;
+  const auto block = std::make_unique<char[]>(bytes);
+  std::memset(block.get(), 7, bytes);
+  adviseHugePages(block.get(), bytes);
+  int wrong = 0;
+  for (std::size_t i = 0; i < bytes; i += 4093)
+    wrong += block[i] != 7;
+  EXPECT_EQ(wrong, 0);
 }
 
 TEST(Timer, MeasuresElapsedTime) {

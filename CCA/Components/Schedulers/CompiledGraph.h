@@ -56,10 +56,17 @@ struct GhostFill {
   int numGhost = 0;
   Ghost::Type type = Ghost::AroundCells;
   std::vector<GhostPiece> localCopies;
+  // Local copies from patches of the reading task's patch group. When the
+  // group's patches are windows on one allocation (the usual case) these
+  // cells are already in place, and the copies are skipped after one
+  // lookup; the runtime makes them only when the variables are separate.
+  std::vector<GhostPiece> groupCopies;
+  int groupStorageKey = 0;  // PatchGroup::storageKey() of that group
   // (receive message index, piece index) pairs that land in this variable.
   std::vector<std::pair<int, int>> remotePieces;
   // OldDW fills only: how many eager copies (below) the previous execution
-  // of this graph made of the local copies (all of them, or none).
+  // of this graph made of the local copies (all of them, or none; never of
+  // the group copies).
   int eagerCopies = 0;
 };
 

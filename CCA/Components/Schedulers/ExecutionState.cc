@@ -240,16 +240,18 @@ void ExecutionState::performFills(const DetailedTask& task) {
     // data was in cache.
     const bool copiedAhead = fill.dw == Task::OldDW &&
                              dw.localGhostsFilled(fill.label, target, fill.numGhost, fill.type);
-    if (!copiedAhead) {
-      for (const GhostPiece& copy : fill.localCopies) {
-        const auto source = dw.findGridVariable(copy.label, patch(copy.sourcePatch));
-        TESSERA_REQUIRE_THROWS(source != nullptr, "ghost cells of '"
-                                                      << copy.label->name() << "' need patch "
-                                                      << copy.sourcePatch << ", which is not in "
-                                                      << dw.name());
-        destination->copyFrom(*source, copy.sourceBox, copy.offset);
-      }
-    }
+    const auto copy = [&](const GhostPiece& piece) {
+      const auto source = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
+      TESSERA_REQUIRE_THROWS(source != nullptr, "ghost cells of '"
+                                                    << piece.label->name() << "' need patch "
+                                                    << piece.sourcePatch << ", which is not in "
+                                                    << dw.name());
+      destination->copyFrom(*source, piece.sourceBox, piece.offset);
+    };
+    if (!copiedAhead) std::for_each(fill.localCopies.begin(), fill.localCopies.end(), copy);
+    if (!fill.groupCopies.empty() &&
+        !dw.inGroupStorage(fill.label, fill.groupStorageKey, *destination))
+      std::for_each(fill.groupCopies.begin(), fill.groupCopies.end(), copy);
     for (const auto& [message, pieceIndex] : fill.remotePieces) {
       const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]
                                     .pieces[static_cast<std::size_t>(pieceIndex)];

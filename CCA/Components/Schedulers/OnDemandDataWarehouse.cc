@@ -135,6 +135,14 @@ void OnDemandDataWarehouse::putGroupVariable(const VarLabel* label, const PatchG
   m_grid[{label, group.storageKey()}] = std::move(var);
 }
 
+bool OnDemandDataWarehouse::inGroupStorage(const VarLabel* label, int storageKey,
+                                           const GridVariableBase& var) const {
+  if (!var.isWindow()) return false;
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_grid.find({label, storageKey});
+  return found != m_grid.end() && found->second->storage() == var.storage();
+}
+
 int OnDemandDataWarehouse::ghostLayersToAllocate(const VarLabel* label) const {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto found = m_ghostLayers.find(label);

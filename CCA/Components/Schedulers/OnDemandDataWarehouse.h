@@ -52,6 +52,10 @@ class OnDemandDataWarehouse final : public DataWarehouse {
 
   // ---- runtime side ----
   void setGhostLayers(const std::map<const VarLabel*, int>& layers);
+  // True when `var` is a window on the storage of `label` kept under a patch
+  // group's storage key. A group's patches are windows on its storage all
+  // together or not at all, so then they all share their cells.
+  bool inGroupStorage(const VarLabel* label, int storageKey, const GridVariableBase& var) const;
   // Grows the allocation of (label, patch) so `numGhost` layers fit, keeping its data.
   void ensureGhostRoom(const VarLabel* label, const Patch& patch, int numGhost);
   // Records that the ghost cells of (label, patch) that come from this

@@ -247,10 +247,16 @@ class GraphBuilder {
       fill.patchId = patch.id();
       fill.numGhost = m_ghostDepth.at({label, dw});
       fill.type = m_ghostType.at({label, dw});
+      const PatchGroup* group =
+          reader.group >= 0 ? &m_graph.groups[static_cast<std::size_t>(reader.group)] : nullptr;
+      if (group != nullptr) fill.groupStorageKey = group->storageKey();
       for (const GhostRegion& region : regionsOf(patch, {label, dw})) {
         if (owner(region.source->id()) != m_rank) continue;
-        fill.localCopies.push_back(
-            {label, dw, region.source->id(), patch.id(), region.sourceBox, region.offset, 0});
+        const bool inGroup = group != nullptr && group->contains(*region.source) &&
+                             region.offset == IntVector{};
+        (inGroup ? fill.groupCopies : fill.localCopies)
+            .push_back(
+                {label, dw, region.source->id(), patch.id(), region.sourceBox, region.offset, 0});
       }
       index = static_cast<int>(m_graph.fills.size());
       m_fillOf[key] = index;
@@ -260,10 +266,13 @@ class GraphBuilder {
     }
     if (dw == Task::NewDW) {
       const Task& task = m_graph.tasks[static_cast<std::size_t>(reader.taskIndex)];
-      for (const GhostPiece& copy : m_graph.fills[static_cast<std::size_t>(index)].localCopies) {
-        const Patch& source = m_grid.patchById(copy.sourcePatch);
-        addPredecessor(
-            reader, localNode(writerFor(label, source, reader.taskIndex, task), copy.sourcePatch));
+      const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
+      for (const auto* copies : {&fill.localCopies, &fill.groupCopies}) {
+        for (const GhostPiece& copy : *copies) {
+          const Patch& source = m_grid.patchById(copy.sourcePatch);
+          addPredecessor(reader, localNode(writerFor(label, source, reader.taskIndex, task),
+                                           copy.sourcePatch));
+        }
       }
     }
     return index;
