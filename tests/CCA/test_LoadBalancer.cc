@@ -178,6 +178,19 @@ TEST(SFCLoadBalancer, HilbertOrderStepsBetweenFaceNeighbours) {
   }
 }
 
+// The first cut is across z, so two ranks meet on a face of whole x rows
+// (contiguous in memory), not an x face of one cell per row.
+TEST(SFCLoadBalancer, TwoRanksMeetAcrossZ) {
+  const Grid grid = makeGrid({64, 64, 64}, {4, 4, 4});
+  for (const Curve curve : {Curve::Hilbert, Curve::Morton}) {
+    SCOPED_TRACE(curveName(curve));
+    const std::vector<int> owner = SFCLoadBalancer(curve).assign(grid, 2);
+    for (const Patch& patch : grid.level(0).patches())
+      EXPECT_EQ(owner[static_cast<std::size_t>(patch.id())], patch.layoutIndex().z < 2 ? 0 : 1)
+          << "patch " << patch.id() << " at " << patch.layoutIndex();
+  }
+}
+
 TEST(SFCLoadBalancer, UnevenPatchesStayBalanced) {
   const Grid grid = makeGrid({10, 7, 5}, {3, 2, 2});
   for (const Curve curve : {Curve::Hilbert, Curve::Morton}) {

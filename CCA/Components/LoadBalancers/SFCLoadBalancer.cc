@@ -18,7 +18,14 @@ std::vector<int> SFCLoadBalancer::curveOrder(const Level& level, Curve curve) {
   std::vector<std::pair<std::uint64_t, int>> keyed;
   keyed.reserve(level.patches().size());
   for (const Patch& patch : level.patches()) {
-    keyed.emplace_back(curveIndex(curve, patch.layoutIndex(), bits), patch.id());
+    // The curve's coarsest cut goes across z, the slowest axis in memory
+    // (Morton's index puts z on the top bit of each level; Skilling's Hilbert
+    // index puts its first coordinate there, so z goes first). Two ranks then
+    // share faces of whole x rows, which pack and unpack as contiguous runs;
+    // across x a face has one cell per row, a cache line for every 8 bytes.
+    const IntVector at = patch.layoutIndex();
+    const IntVector oriented = curve == Curve::Hilbert ? IntVector{at.z, at.y, at.x} : at;
+    keyed.emplace_back(curveIndex(curve, oriented, bits), patch.id());
   }
   std::sort(keyed.begin(), keyed.end());
   std::vector<int> order;
