@@ -220,18 +220,7 @@ std::vector<GhostRegion> Level::ghostRegions(const Patch& patch, int numGhost,
   }
   // Faces only: one slab per face that has a neighbour, as wide as the interior.
   for (const Face face : allFaces()) {
-    if (patch.hasBoundaryCondition(face)) continue;
-    const int axis = faceAxis(face);
-    IntVector lo = patch.interior().lo();
-    IntVector hi = patch.interior().hi();
-    if (faceSide(face) == 0) {
-      hi[axis] = lo[axis];
-      lo[axis] -= numGhost;
-    } else {
-      lo[axis] = hi[axis];
-      hi[axis] += numGhost;
-    }
-    collect(Box{lo, hi});
+    if (!patch.hasBoundaryCondition(face)) collect(faceSlab(patch.interior(), face, numGhost));
   }
   return regions;
 }

@@ -18,18 +18,35 @@ Patch::Patch(const Level& level, int id, const IntVector& layoutIndex, const Box
       m_extraLow(extraLow),
       m_extraHigh(extraHigh) {}
 
-Box Patch::extraCellBox(Face f) const {
+Box faceSlab(const Box& box, Face f, int depth) {
   const int axis = faceAxis(f);
-  const int n = extraCells(f);
-  if (n == 0) return {};
-  IntVector lo = extendedBox().lo();
-  IntVector hi = extendedBox().hi();
+  IntVector lo = box.lo();
+  IntVector hi = box.hi();
   if (faceSide(f) == 0) {
-    hi[axis] = m_interior.lo()[axis];
+    hi[axis] = lo[axis];
+    lo[axis] -= depth;
   } else {
-    lo[axis] = m_interior.hi()[axis];
+    lo[axis] = hi[axis];
+    hi[axis] += depth;
   }
   return {lo, hi};
+}
+
+Box beyondFace(const Box& inner, const Box& outer, Face f) {
+  const int axis = faceAxis(f);
+  IntVector lo = outer.lo();
+  IntVector hi = outer.hi();
+  if (faceSide(f) == 0) {
+    hi[axis] = inner.lo()[axis];
+  } else {
+    lo[axis] = inner.hi()[axis];
+  }
+  return {lo, hi};
+}
+
+Box Patch::extraCellBox(Face f) const {
+  if (extraCells(f) == 0) return {};
+  return beyondFace(m_interior, extendedBox(), f);
 }
 
 bool Patch::onDomainEdge(Face f) const {

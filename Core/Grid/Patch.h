@@ -31,6 +31,13 @@ constexpr std::array<Face, 6> allFaces() {
 }
 const char* faceName(Face f);
 
+// The `depth` layers of cells just beyond face f of `box`, as wide as `box`
+// along the other two axes (a face's ghost slab).
+Box faceSlab(const Box& box, Face f, int depth);
+// The cells of `outer` beyond face f of `inner` (which lies inside it), as
+// wide as `outer` along the other axes (a face's extra cells, edges included).
+Box beyondFace(const Box& inner, const Box& outer, Face f);
+
 class Patch {
  public:
   Patch(const Level& level, int id, const IntVector& layoutIndex, const Box& interior,

@@ -44,15 +44,7 @@ bool PatchGroup::hasBoundaryCondition(Face f) const {
 
 Box PatchGroup::extraCellBox(Face f) const {
   if (!hasBoundaryCondition(f)) return {};
-  const int axis = faceAxis(f);
-  IntVector lo = m_extended.lo();
-  IntVector hi = m_extended.hi();
-  if (faceSide(f) == 0) {
-    hi[axis] = m_interior.lo()[axis];
-  } else {
-    lo[axis] = m_interior.hi()[axis];
-  }
-  return {lo, hi};
+  return beyondFace(m_interior, m_extended, f);
 }
 
 Box PatchGroup::ghostedBox(int numGhost) const {

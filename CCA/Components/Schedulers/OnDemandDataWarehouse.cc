@@ -96,17 +96,10 @@ std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::findGroupVariable(
     const Patch& patch = *group.patches()[n];
     for (const Face face : allFaces()) {
       if (patch.hasBoundaryCondition(face)) continue;
-      const int axis = faceAxis(face);
-      IntVector lo = patch.interior().lo();
-      IntVector hi = patch.interior().hi();
-      if (faceSide(face) == 0) {
-        hi[axis] = lo[axis];
-        lo[axis] = parts[n]->box().lo()[axis];
-      } else {
-        lo[axis] = hi[axis];
-        hi[axis] = parts[n]->box().hi()[axis];
-      }
-      const Box slab = Box(lo, hi).intersection(parts[n]->box());
+      // As deep as the patch's variable reaches beyond the face.
+      const Box beyond = beyondFace(patch.interior(), parts[n]->box(), face);
+      const Box slab =
+          faceSlab(patch.interior(), face, beyond.size()[faceAxis(face)]).intersection(beyond);
       if (!slab.empty()) gathered->copyFrom(*parts[n], slab, IntVector{});
     }
   }
