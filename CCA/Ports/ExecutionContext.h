@@ -23,7 +23,8 @@ namespace tessera {
 // How stencil loops are tiled, set by the scheduler.
 struct TilingOptions {
   bool enabled = false;
-  std::size_t scratchpadBytes = 65536;
+  std::size_t scratchpadBytes = 65536;  // a device's software-managed memory
+  std::size_t cacheBytes = hostCacheBytes();  // what a host tile fits (chooseHostTile)
   std::optional<IntVector> tile;  // explicit shape; otherwise chosen per kernel
 };
 
@@ -81,7 +82,8 @@ class ExecutionContext {
   }
 
   // A stencil over `box` reading `in` with `ghost` layers and writing `out`
-  // (see StencilLoops.h). Tiled to the scratchpad when the scheduler says so.
+  // (see StencilLoops.h). Tiled when the scheduler says so: to the
+  // scratchpad on a device, to the cache on the host.
   template <class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
   void stencilFor(const Box& box, int ghost, const StencilInputs<T, NumInputs>& in,
                   const StencilOutputs<T, NumOutputs>& out, const Body& body) {
@@ -122,6 +124,8 @@ class ExecutionContext {
     m_cells += box.volume();
   }
   IntVector tileFor(const Box& box, const StencilFootprint& footprint) const {
+    // An explicit tile must fit the scratchpad on every machine, so that a
+    // deck valid here is valid on a device too.
     if (m_tiling.tile) {
       const IntVector tile = min(*m_tiling.tile, box.size());
       if (footprint.bytes(*m_tiling.tile) > m_tiling.scratchpadBytes) {
@@ -133,15 +137,20 @@ class ExecutionContext {
       }
       return tile;
     }
-    const auto chosen = chooseTile(box.size(), footprint, m_tiling.scratchpadBytes);
-    if (!chosen) {
+    if (footprint.bytes({1, 1, 1}) > m_tiling.scratchpadBytes) {
       std::ostringstream message;
       message << "scheduler.scratchpad_bytes " << m_tiling.scratchpadBytes
               << " cannot hold even one cell of " << m_label << " (" << footprint.bytes({1, 1, 1})
               << " bytes)";
       throw InputError(message.str());
     }
-    return *chosen;
+    // On a CPU the caches are the scratchpad: block for them instead.
+    if constexpr (runsOnHost<Kokkos::DefaultExecutionSpace>) {
+      return chooseHostTile(box.size(), footprint, m_tiling.cacheBytes,
+                            Kokkos::DefaultExecutionSpace().concurrency());
+    } else {
+      return *chooseTile(box.size(), footprint, m_tiling.scratchpadBytes);
+    }
   }
 
   const std::string& m_label;

@@ -25,6 +25,20 @@ using StencilInputs = Kokkos::Array<CellArray<const T>, NumInputs>;
 template <class T, std::size_t NumOutputs>
 using StencilOutputs = Kokkos::Array<CellArray<T>, NumOutputs>;
 
+// One x row of a stencil on the host, shared by the untiled and the tiled
+// host loops so that both compile to the same inner loop.
+template <class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
+KOKKOS_INLINE_FUNCTION void stencilRow(const Body& kernel, const StencilInputs<T, NumInputs>& in,
+                                       const StencilOutputs<T, NumOutputs>& out, int loX, int hiX,
+                                       int j, int k) {
+  // A stencil reads only its inputs and writes only its outputs, which are
+  // other variables: no iteration of a row feeds another, so the compiler
+  // may vectorise without checking for overlap.
+#pragma GCC ivdep
+  for (int i = loX; i < hiX; ++i)
+    kernel(i, j, k, in, out);
+}
+
 template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
 void stencilFor(const std::string& label, const ExecSpace& space, const Box& box,
                 const StencilInputs<T, NumInputs>& in, const StencilOutputs<T, NumOutputs>& out,
@@ -43,14 +57,8 @@ void stencilFor(const std::string& label, const ExecSpace& space, const Box& box
           const Body kernel = body;
           const StencilInputs<T, NumInputs> inputs = in;
           const StencilOutputs<T, NumOutputs> outputs = out;
-          split.forRowsOf(index, [&](int j, int k) {
-      // A stencil reads only its inputs and writes only its outputs,
-      // which are other variables: no iteration of a row feeds another,
-      // so the compiler may vectorise without checking for overlap.
-#pragma GCC ivdep
-            for (int i = loX; i < hiX; ++i)
-              kernel(i, j, k, inputs, outputs);
-          });
+          split.forRowsOf(
+              index, [&](int j, int k) { stencilRow(kernel, inputs, outputs, loX, hiX, j, k); });
         });
   } else {
     parallelFor(
@@ -95,9 +103,7 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
           const IntVector hi = min(lo + tile, end);
           for (int k = lo.z; k < hi.z; ++k)
             for (int j = lo.y; j < hi.y; ++j)
-#pragma GCC ivdep
-              for (int i = lo.x; i < hi.x; ++i)
-                kernel(i, j, k, in, out);
+              stencilRow(kernel, in, out, lo.x, hi.x, j, k);
         });
     return numTiles;
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <unistd.h>
+
 namespace tessera {
 
 std::size_t StencilFootprint::bytes(const IntVector& tile) const {
@@ -53,6 +55,28 @@ std::optional<IntVector> chooseTile(const IntVector& box, const StencilFootprint
     }
   }
   return best;
+}
+
+IntVector chooseHostTile(const IntVector& box, const StencilFootprint& footprint,
+                         std::size_t cacheBytes, int concurrency) {
+  if (!IntVector{}.allLessThan(box)) return IntVector::uniform(1);
+  const auto bytesPerRowSet = [&](int rows) {
+    const auto g = static_cast<std::size_t>(footprint.ghost);
+    return static_cast<std::size_t>(footprint.numInputs) * (2 * g + 1) *
+           static_cast<std::size_t>(box.x + 2 * footprint.ghost) *
+           static_cast<std::size_t>(rows + 2 * footprint.ghost) * footprint.bytesPerValue;
+  };
+  int rows = box.y;
+  while (rows > 1 && bytesPerRowSet(rows) > cacheBytes)
+    rows = (rows + 1) / 2;
+  const int tilesInY = (box.y + rows - 1) / rows;
+  const int slabs = std::min(box.z, std::max(1, (concurrency + tilesInY - 1) / tilesInY));
+  return {box.x, rows, (box.z + slabs - 1) / slabs};
+}
+
+std::size_t hostCacheBytes() {
+  const long reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return reported > 0 ? static_cast<std::size_t>(reported) : std::size_t{512} * 1024;
 }
 
 }  // namespace tessera

@@ -32,6 +32,18 @@ struct StencilFootprint {
 std::optional<IntVector> chooseTile(const IntVector& box, const StencilFootprint& footprint,
                                     std::size_t budgetBytes);
 
+// Tiles for a host execution space, where the caches are the scratchpad and
+// a tile is cache blocking, iterated in place. Whole x rows (long rows
+// vectorise, and no halo is read twice along x); as many rows in y as keep
+// the 2 ghost + 1 input planes a sweep along z reuses within `cacheBytes`
+// (at least one row); z cut only so that there are `concurrency` tiles to
+// share out. On a box whose planes fit the cache this is the untiled loop.
+IntVector chooseHostTile(const IntVector& box, const StencilFootprint& footprint,
+                         std::size_t cacheBytes, int concurrency);
+// The host's per-core cache a host tile should fit (the L2 cache as the C
+// library reports it; 512 KiB if it does not).
+std::size_t hostCacheBytes();
+
 // True when tile shape `a` is a better choice than `b` by the rule above.
 bool betterTile(const IntVector& a, const IntVector& b, const StencilFootprint& footprint);
 

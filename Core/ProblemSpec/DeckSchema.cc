@@ -64,6 +64,11 @@ Schema schedulerSchema() {
       .range("device_threads", 1)
       .optional("scratchpad_bytes", VT::Int, "per-team scratch memory")
       .range("scratchpad_bytes", 64)
+      .optional("tiling", VT::Bool,
+                "tile stencils in the device modes: staged in scratch on a device, cache "
+                "blocks on the host (default true; host mode never tiles)")
+      .optional("cache_bytes", VT::Int, "the per-core cache a host tile fits (default: L2)")
+      .range("cache_bytes", 64)
       .optional("tile", VT::TileSpec, "kernel tile size, or auto")
       .range("tile", 1)
       .optional("watchdog_seconds", VT::Double, "report a task stuck longer than this")

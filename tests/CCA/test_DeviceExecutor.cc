@@ -233,6 +233,7 @@ TEST(ExecutionContextStencil, TilingFollowsTheOptionsWithTheSameBits) {
   TilingOptions tiling;
   tiling.enabled = true;
   tiling.scratchpadBytes = 1024;
+  tiling.cacheBytes = 1024;
   const std::string hostName = "host";
   ExecutionContext host(hostName, ExecutionContext::Space::Host, tiling);
   run(host, hostSpace);
@@ -242,7 +243,13 @@ TEST(ExecutionContextStencil, TilingFollowsTheOptionsWithTheSameBits) {
   ExecutionContext device(chosenName, ExecutionContext::Space::Device, tiling);
   run(device, chosen);
   const StencilFootprint footprint{1, 1, 1, sizeof(double)};
-  const IntVector tile = *chooseTile(box.size(), footprint, 1024);
+  // A device stages tiles that fit its scratchpad; on the host the tiles are
+  // cache blocks, iterated in place (cacheBytes 1024: two rows of 7 cells).
+  const IntVector tile =
+      runsOnHost<Kokkos::DefaultExecutionSpace>
+          ? chooseHostTile(box.size(), footprint, tiling.cacheBytes,
+                           Kokkos::DefaultExecutionSpace().concurrency())
+          : *chooseTile(box.size(), footprint, 1024);
   const IntVector n = box.size();
   EXPECT_EQ(device.tilesExecuted(), ((n.x + tile.x - 1) / tile.x) * ((n.y + tile.y - 1) / tile.y) *
                                         ((n.z + tile.z - 1) / tile.z));

@@ -399,6 +399,7 @@ TEST_F(DeviceSchedulerTest, EveryModeGivesTheSameCorrectBits) {
   SchedulerOptions chosen;
   chosen.watchdogSeconds = 30.0;  // a hang fails the test instead of timing it out
   chosen.tiling.scratchpadBytes = 2048;
+  chosen.tiling.cacheBytes = 2048;
   SchedulerOptions explicitTile = chosen;
   explicitTile.tiling.tile = IntVector{3, 2, 3};
   explicitTile.tiling.scratchpadBytes = 65536;
@@ -417,8 +418,15 @@ TEST_F(DeviceSchedulerTest, EveryModeGivesTheSameCorrectBits) {
                                      ((n.z + tile.z - 1) / tile.z));
   };
   const std::int64_t numLocal = static_cast<std::int64_t>(localPatches().size());
-  const std::int64_t chosenTiles = numLocal * (tilesOf(*chooseTile({4, 5, 4}, {1, 1, 2, 8}, 2048)) +
-                                               tilesOf(*chooseTile({4, 5, 4}, {1, 1, 1, 8}, 2048)));
+  // Staged tiles that fit the scratchpad on a device; cache blocks on the host.
+  const auto chosenTile = [&](const StencilFootprint& footprint) {
+    return runsOnHost<Kokkos::DefaultExecutionSpace>
+               ? chooseHostTile({4, 5, 4}, footprint, chosen.tiling.cacheBytes,
+                                Kokkos::DefaultExecutionSpace().concurrency())
+               : *chooseTile({4, 5, 4}, footprint, chosen.tiling.scratchpadBytes);
+  };
+  const std::int64_t chosenTiles =
+      numLocal * (tilesOf(chosenTile({1, 1, 2, 8})) + tilesOf(chosenTile({1, 1, 1, 8})));
   const std::int64_t explicitTiles = numLocal * 2 * tilesOf({3, 2, 3});
   ASSERT_GT(chosenTiles, 2 * numLocal) << "the budget should split patches into several tiles";
 

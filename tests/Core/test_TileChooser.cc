@@ -175,5 +175,26 @@ TEST(TileChooser, DefaultBurgersCase) {
   EXPECT_GT(f.bytes({16, 16, 14}), budget);
 }
 
+// Host tiles: whole x rows, rows in y while the planes a z sweep reuses fit
+// the cache, z cut only to give every thread a tile.
+TEST(HostTileChooser, WholeRowsAndPlanesThatFitTheCache) {
+  const StencilFootprint f{1, 1, 1, sizeof(double)};
+  // 3 planes of 130 x 130 doubles fit 512 KiB: the whole box, one tile per thread.
+  EXPECT_EQ(chooseHostTile({128, 128, 128}, f, 524288, 1), (IntVector{128, 128, 128}));
+  EXPECT_EQ(chooseHostTile({128, 128, 128}, f, 524288, 2), (IntVector{128, 128, 64}));
+  EXPECT_EQ(chooseHostTile({128, 128, 3}, f, 524288, 8), (IntVector{128, 128, 1}));
+  // 3 planes of 514 x 514 do not: rows are halved until 3 x 514 x (rows + 2) fits.
+  const IntVector wide = chooseHostTile({512, 512, 64}, f, 524288, 2);
+  EXPECT_EQ(wide.x, 512);
+  EXPECT_EQ(wide.y, 32);
+  EXPECT_EQ(wide.z, 64) << "enough tiles in y to share out";
+  EXPECT_LE(3u * 514u * (wide.y + 2u) * 8u, 524288u);
+  EXPECT_GT(3u * 514u * (2 * wide.y + 2u) * 8u, 524288u);
+  // At least one row, whatever the cache; an empty box gets a unit tile.
+  EXPECT_EQ(chooseHostTile({64, 64, 64}, {2, 1, 2, 8}, 16, 1), (IntVector{64, 1, 64}));
+  EXPECT_EQ(chooseHostTile({0, 4, 4}, f, 524288, 1), (IntVector{1, 1, 1}));
+  EXPECT_GT(hostCacheBytes(), 0u);
+}
+
 }  // namespace
 }  // namespace tessera

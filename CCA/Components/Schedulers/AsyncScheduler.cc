@@ -218,7 +218,8 @@ AsyncScheduler::AsyncScheduler(const Communicator& world, const SchedulerOptions
     : GraphScheduler(world,
                      [&] {
                        SchedulerOptions tiled = options;
-                       tiled.tiling.enabled = true;  // the device runs stencils out of scratch
+                       // The device runs stencils tile by tile unless told not to.
+                       tiled.tiling.enabled = options.tileStencils;
                        return tiled;
                      }()),
       m_mode(mode) {}

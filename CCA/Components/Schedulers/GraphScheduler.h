@@ -23,7 +23,10 @@ namespace tessera {
 class Grid;
 
 struct SchedulerOptions {
+  // tiling.enabled is the mode's (sync and async tile, host does not);
+  // tileStencils false turns tiling off in the device modes too.
   TilingOptions tiling;
+  bool tileStencils = true;
   // Fail with a report after this long without progress (0: never).
   double watchdogSeconds = 300.0;
   // Cut each rank's patches into box-shaped groups (see PatchGroup.h); the

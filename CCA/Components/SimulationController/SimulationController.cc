@@ -110,12 +110,8 @@ void writeTaskGraph(const std::string& file, const GraphScheduler& sched, const 
   writeGraphviz(out, perRank);
 }
 
-SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec, const std::string& type) {
+SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
   SchedulerOptions options;
-  // Patch groups pay in host mode; the device modes' tiled host loops are
-  // slower over a group's large box than over single patches (measured:
-  // docs/benchmarks.md), so there they stay off unless the deck asks.
-  options.patchGroups = type == "host";
   if (!spec) return options;
   options.tiling.scratchpadBytes = static_cast<std::size_t>(
       spec->get<int>("scratchpad_bytes", static_cast<int>(options.tiling.scratchpadBytes)));
@@ -128,6 +124,9 @@ SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec, const 
     }
     if (!isAuto) options.tiling.tile = spec->get<IntVector>("tile");
   }
+  options.tiling.cacheBytes = static_cast<std::size_t>(
+      spec->get<int>("cache_bytes", static_cast<int>(options.tiling.cacheBytes)));
+  options.tileStencils = spec->get<bool>("tiling", options.tileStencils);
   options.watchdogSeconds = spec->get<double>("watchdog_seconds", options.watchdogSeconds);
   options.patchGroups = spec->get<bool>("patch_groups", options.patchGroups);
   return options;
@@ -197,13 +196,16 @@ RunResult SimulationController::run(const RunOptions& options) {
              m_world.size(), " rank(s), load balancer ", balancer->name());
 
   const auto scheduler =
-      makeScheduler(schedulerType, m_world, schedulerOptions(schedulerSpec, schedulerType));
+      makeScheduler(schedulerType, m_world, schedulerOptions(schedulerSpec));
   GraphScheduler& sched = *scheduler;
   m_log.info("scheduler: ", sched.modeName(),
-             sched.options().tiling.enabled
-                 ? ", stencils tiled to " + std::to_string(sched.options().tiling.scratchpadBytes) +
-                       " bytes of scratch"
-                 : ", untiled kernels");
+             !sched.options().tiling.enabled ? std::string(", untiled kernels")
+             : runsOnHost<Kokkos::DefaultExecutionSpace>
+                 ? ", stencils tiled in place to " +
+                       std::to_string(sched.options().tiling.cacheBytes) + " bytes of cache"
+                 : ", stencils tiled to " +
+                       std::to_string(sched.options().tiling.scratchpadBytes) +
+                       " bytes of scratch");
   std::ofstream statsOut;
   if (!options.statsFile.empty() && m_world.isRoot()) {
     statsOut.open(options.statsFile);
