@@ -34,6 +34,7 @@ struct Options {
   std::vector<std::string> overrides;
   std::string scheduler;
   std::string statsFile;
+  std::string traceFile;
   std::string restartDir;
   int restartCheckpoint = -1;
 };
@@ -81,6 +82,7 @@ int runSus(const Options& options, const tessera::Communicator& world) {
     if (options.restartCheckpoint >= 0) run.restart->timestep = options.restartCheckpoint;
   }
   run.statsFile = options.statsFile;
+  run.traceFile = options.traceFile;
   const RunResult result = controller.run(run);
   if (world.isRoot()) printRunReport(std::cout, result, world.size());
   return kExitSuccess;
@@ -104,6 +106,8 @@ int main(int argc, char** argv) {
   app.add_option("--scheduler", options.scheduler, "host, sync or async (overrides scheduler.type)")
       ->check(CLI::IsMember({"host", "sync", "async"}));
   app.add_option("--stats", options.statsFile, "write per-timestep statistics as JSON lines");
+  app.add_option("--trace", options.traceFile,
+                 "write a timeline of the run (Chrome trace-event JSON: Perfetto, chrome://tracing)");
   app.add_option("--restart", options.restartDir,
                  "continue the run in RUN_DIR from its newest usable checkpoint (deck: RUN_DIR/input.yaml)")
       ->check(CLI::ExistingDirectory);

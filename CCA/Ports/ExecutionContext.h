@@ -10,6 +10,7 @@
 #include "Core/Parallel/StencilLoops.h"
 #include "Core/Parallel/TileChooser.h"
 #include "Core/Util/Error.h"
+#include "Core/Util/Trace.h"
 
 #include <Kokkos_Core.hpp>
 
@@ -42,11 +43,14 @@ class ExecutionContext {
 
   const std::string& label() const { return m_label; }
   Space space() const { return m_space; }
+  // Records each kernel as a slice on `track` (sus --trace); null: off.
+  void setTrace(TraceTrack* track) { m_trace = track; }
 
   // body(i, j, k) for every cell of `box`.
   template <class Body>
   void parallelFor(const Box& box, const Body& body) {
     count(box);
+    const TraceScope traced(m_trace, "parallelFor", "kernel");
     onSpace([&](const auto& space) { tessera::parallelFor(m_label, space, box, body); });
   }
 
@@ -55,6 +59,7 @@ class ExecutionContext {
   void parallelFor(int begin, int end, const Body& body) {
     if (end <= begin) return;
     ++m_kernels;
+    const TraceScope traced(m_trace, "parallelFor", "kernel");
     onSpace([&](const auto& space) {
       using Space = std::decay_t<decltype(space)>;
       Kokkos::parallel_for(
@@ -69,6 +74,7 @@ class ExecutionContext {
     ++m_kernels;
     for (int b = 0; b < count; ++b)
       m_cells += boxes[b].volume();
+    const TraceScope traced(m_trace, "parallelForBoxes", "kernel");
     onSpace(
         [&](const auto& space) { tessera::parallelForBoxes(m_label, space, boxes, count, body); });
   }
@@ -77,6 +83,7 @@ class ExecutionContext {
   template <class Body, class Reducer>
   void parallelReduce(const Box& box, const Body& body, const Reducer& reducer) {
     count(box);
+    const TraceScope traced(m_trace, "parallelReduce", "kernel");
     onSpace(
         [&](const auto& space) { tessera::parallelReduce(m_label, space, box, body, reducer); });
   }
@@ -88,7 +95,9 @@ class ExecutionContext {
   void stencilFor(const Box& box, int ghost, const StencilInputs<T, NumInputs>& in,
                   const StencilOutputs<T, NumOutputs>& out, const Body& body) {
     count(box);
-    if (!m_tiling.enabled || m_space == Space::Host) {
+    const bool tiled = m_tiling.enabled && m_space == Space::Device;
+    const TraceScope traced(m_trace, tiled ? "tiled stencilFor" : "stencilFor", "kernel");
+    if (!tiled) {
       onSpace([&](const auto& space) { tessera::stencilFor(m_label, space, box, in, out, body); });
       return;
     }
@@ -156,6 +165,7 @@ class ExecutionContext {
   const std::string& m_label;
   Space m_space;
   TilingOptions m_tiling;
+  TraceTrack* m_trace = nullptr;
   std::int64_t m_kernels = 0;
   std::int64_t m_cells = 0;
   std::int64_t m_tiles = 0;

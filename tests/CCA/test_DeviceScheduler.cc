@@ -4,13 +4,13 @@
 // also the bits of a serial reference; tiles and device time are counted
 // where they should be; an exception in a device task leaves execute() as an
 // exception; the watchdog names the message a rank waits for. The pieces
-// underneath have their own unit tests in test_DeviceExecutor.cc.
+// underneath have their own unit tests in test_DeviceThread.cc.
 #include <gtest/gtest.h>
 
 #include "TestHelpers.h"
 
-#include "CCA/Components/Schedulers/AsyncScheduler.h"
-#include "CCA/Components/Schedulers/DeviceExecutor.h"
+#include "CCA/Components/Schedulers/DeviceScheduler.h"
+#include "CCA/Components/Schedulers/DeviceThread.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Components/Schedulers/Watchdog.h"

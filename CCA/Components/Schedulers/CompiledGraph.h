@@ -1,7 +1,7 @@
 #pragma once
 // The task graph of one rank after compilation: detailed tasks (one task on
 // one patch, or one reduction), the ghost fills they need, and the batched
-// messages to and from other ranks. Plain data; MPIScheduler executes it.
+// messages to and from other ranks. Plain data; HostScheduler executes it.
 
 #include "CCA/Ports/Task.h"
 #include "Core/Grid/Box.h"

@@ -1,7 +1,7 @@
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 
-#include "CCA/Components/Schedulers/AsyncScheduler.h"
-#include "CCA/Components/Schedulers/MPIScheduler.h"
+#include "CCA/Components/Schedulers/DeviceScheduler.h"
+#include "CCA/Components/Schedulers/HostScheduler.h"
 #include "Core/Grid/Grid.h"
 #include "Core/Util/Timer.h"
 
@@ -31,13 +31,16 @@ CompiledGraph GraphScheduler::compile(const Grid& grid, const std::vector<int>& 
 
 void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& node,
                              OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
-                             const TilingOptions& tiling, SchedulerStats& stats) {
+                             const TilingOptions& tiling, SchedulerStats& stats,
+                             TraceTrack* track) {
   const Timer timer;
   const Task& task = graph.tasks[static_cast<std::size_t>(node.taskIndex)];
+  const TraceScope traced(track, task.name(), "task", node.id);
   const bool onHost = task.kind() == Task::Kind::Host;
   ExecutionContext exec(task.name(),
                         onHost ? ExecutionContext::Space::Host : ExecutionContext::Space::Device,
                         tiling);
+  exec.setTrace(track);
   if (node.group >= 0) {
     task.groupCallback()(graph.groups[static_cast<std::size_t>(node.group)], oldDW, newDW, exec);
   } else {
@@ -52,11 +55,11 @@ void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& nod
 
 std::unique_ptr<GraphScheduler> makeScheduler(const std::string& type, const Communicator& world,
                                               const SchedulerOptions& options) {
-  if (type == "host") return std::make_unique<MPIScheduler>(world, options);
+  if (type == "host") return std::make_unique<HostScheduler>(world, options);
   if (type == "sync")
-    return std::make_unique<AsyncScheduler>(world, options, AsyncScheduler::Mode::Sync);
+    return std::make_unique<DeviceScheduler>(world, options, DeviceScheduler::Mode::Sync);
   if (type == "async")
-    return std::make_unique<AsyncScheduler>(world, options, AsyncScheduler::Mode::Async);
+    return std::make_unique<DeviceScheduler>(world, options, DeviceScheduler::Mode::Async);
   throw InputError("unknown scheduler type '" + type + "' (choose host, sync or async)");
 }
 

@@ -13,6 +13,7 @@
 #include "CCA/Ports/ExecutionContext.h"
 #include "CCA/Ports/Scheduler.h"
 #include "Core/Parallel/Communicator.h"
+#include "Core/Util/Trace.h"
 
 #include <memory>
 #include <string>
@@ -52,13 +53,17 @@ class GraphScheduler : public Scheduler {
   const Communicator& comm() const { return m_comm; }
   const SchedulerStats& stats() const { return m_stats; }
   const SchedulerOptions& options() const { return m_options; }
+  // Records later executions on `trace` (owned by the caller; null: off).
+  void setTrace(Trace* trace) { m_trace = trace; }
 
  protected:
   // Runs one patch task of `graph` (on a patch or a patch group) on the
-  // calling thread, counting it in `stats`.
+  // calling thread, counting it in `stats` and tracing it on `track`.
   static void runTask(const CompiledGraph& graph, const DetailedTask& node,
                       OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
-                      const TilingOptions& tiling, SchedulerStats& stats);
+                      const TilingOptions& tiling, SchedulerStats& stats, TraceTrack* track);
+  TraceTrack* mainTrack() const { return m_trace ? &m_trace->main() : nullptr; }
+  TraceTrack* controlTrack() const { return m_trace ? &m_trace->control() : nullptr; }
 
   Communicator m_comm;
   SchedulerOptions m_options;
@@ -67,6 +72,7 @@ class GraphScheduler : public Scheduler {
   int m_executions = 0;
   // Kept from one execution to the next (the timestep graph runs every step).
   MessageBuffers m_buffers;
+  Trace* m_trace = nullptr;
 
  private:
   std::unique_ptr<TaskGraph> m_recording;

@@ -1,16 +1,19 @@
 #include "CCA/Components/SimulationController/SimulationController.h"
 
+
 #include "CCA/Components/DataArchiver/DataArchiver.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Components/SimulationController/TimestepControl.h"
+#include "CCA/Components/SimulationController/TraceFile.h"
 #include "CCA/Ports/LoadBalancer.h"
 #include "Core/Parallel/Communicator.h"
 #include "Core/ProblemSpec/DeckSchema.h"
 #include "Core/Util/Logger.h"
 #include "Core/Util/Timer.h"
+#include "Core/Util/Trace.h"
 
 #include <fstream>
 #include <iomanip>
@@ -110,6 +113,20 @@ void writeTaskGraph(const std::string& file, const GraphScheduler& sched, const 
   writeGraphviz(out, perRank);
 }
 
+// What a trace reader needs to check a trace against the timestep graph:
+// this rank's detailed tasks (reductions apart), by id.
+nlohmann::json describeForTrace(const CompiledGraph& graph) {
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const DetailedTask& node : graph.detailedTasks) {
+    const bool reduction = node.kind == DetailedTask::Kind::Reduction;
+    tasks.push_back({{"id", node.id},
+                     {"name", reduction ? node.reduction->name()
+                                        : graph.tasks[static_cast<std::size_t>(node.taskIndex)].name()},
+                     {"kind", reduction ? "reduction" : "task"}});
+  }
+  return {{"rank", graph.rank}, {"timestep_tasks", tasks}};
+}
+
 SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
   SchedulerOptions options;
   if (!spec) return options;
@@ -206,6 +223,17 @@ RunResult SimulationController::run(const RunOptions& options) {
                  : ", stencils tiled to " +
                        std::to_string(sched.options().tiling.scratchpadBytes) +
                        " bytes of scratch");
+  // Tracing starts at the same moment on every rank (a barrier), so that
+  // the ranks' timelines line up.
+  std::optional<TraceFile> traceFile;
+  std::unique_ptr<Trace> trace;
+  if (!options.traceFile.empty()) {
+    traceFile.emplace(options.traceFile, m_world);
+    m_world.barrier();
+    trace = std::make_unique<Trace>();
+    sched.setTrace(trace.get());
+  }
+  TraceTrack* const mainTrack = trace ? &trace->main() : nullptr;
   std::ofstream statsOut;
   if (!options.statsFile.empty() && m_world.isRoot()) {
     statsOut.open(options.statsFile);
@@ -250,6 +278,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     archiver.setup(grid, patchRanks, labels, app->stateLabels(), componentName(m_deck),
                    restored.file);
   } else {
+    const TraceScope traced(mainTrack, "initialize", "timestep");
     newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, control.initTime, 0.0, pool);
     newDW->setGhostLayers(stepGraph.ghostLayers);
     sched.beginGraph("initialize");
@@ -281,6 +310,8 @@ RunResult SimulationController::run(const RunOptions& options) {
   const Timer loopTimer;
   while (!control.finished(time, step)) {
     const Timer stepTimer;
+    if (trace) trace->setStep(step + 1);
+    const TraceScope traced(mainTrack, "timestep", "timestep", step + 1);
     const double stable =
         newDW->getReduction<MinVariable<double>>(app->stableTimestepLabel()).get();
     const double delT = control.nextDelT(stable, time, step);
@@ -307,7 +338,10 @@ RunResult SimulationController::run(const RunOptions& options) {
       delta -= before;
       writeStatsLine(statsOut, step, time, delT, stepTimer.seconds(), delta);
     }
-    archiver.afterTimestep(step, time, delT, previous, *newDW, control.finished(time, step));
+    {
+      const TraceScope output(mainTrack, "output", "io");
+      archiver.afterTimestep(step, time, delT, previous, *newDW, control.finished(time, step));
+    }
     m_log.info("timestep ", std::setw(5), step, "  time ", std::scientific, std::setprecision(6),
                time, "  delt ", std::setprecision(4), delT, std::defaultfloat, "  wall ",
                std::fixed, std::setprecision(4), stepTimer.seconds(), " s", std::defaultfloat);
@@ -321,6 +355,9 @@ RunResult SimulationController::run(const RunOptions& options) {
   result.checkpointBytes = archiver.checkpointBytes();
   result.checkpointSeconds = archiver.checkpointSeconds();
 
+  // What follows belongs to no timestep.
+  if (trace) trace->setStep(-1);
+  const TraceScope analysisTraced(mainTrack, "analysis and digests", "io");
   sched.beginGraph("analysis");
   app->scheduleAnalysis(level, sched);
   if (!sched.recordedGraph().empty()) {
@@ -331,6 +368,10 @@ RunResult SimulationController::run(const RunOptions& options) {
   result.digests = digestFields(*app, level, *newDW, patchRanks, m_world);
   result.stats = sumOverRanks(sched.stats(), m_world);
   result.schedulerMode = sched.modeName();
+  if (traceFile) {
+    sched.setTrace(nullptr);
+    traceFile->write(*trace, describeForTrace(stepGraph));
+  }
   return result;
 }
 

@@ -28,6 +28,7 @@ struct RunOptions {
   std::string schedulerType;        // overrides scheduler.type when not empty
   std::string taskGraphFile;        // write the timestep graph as DOT here
   std::string statsFile;            // per-timestep statistics as JSON lines (rank 0)
+  std::string traceFile;            // a Chrome trace-event timeline of the run (TraceFile.h)
 };
 
 struct FieldDigest {

@@ -1,11 +1,11 @@
-// MPIScheduler on 1-4 ranks: ghost cells from the old and the new warehouse
+// HostScheduler on 1-4 ranks: ghost cells from the old and the new warehouse
 // (periodic or with extra cells) arrive with the right values in every cell,
 // and reductions give the same bits as a serial loop in patch-id order.
 // Every rank checks its own patches; counts are summed over ranks so that
 // rank 0 reports a failure seen anywhere.
 #include <gtest/gtest.h>
 
-#include "CCA/Components/Schedulers/MPIScheduler.h"
+#include "CCA/Components/Schedulers/HostScheduler.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Ports/DataWarehouse.h"
 #include "CCA/Ports/ExecutionContext.h"
@@ -66,9 +66,9 @@ LevelSpec specFor(const GridCase& c) {
   return spec;
 }
 
-class MPISchedulerTest : public ::testing::TestWithParam<GridCase> {
+class HostSchedulerTest : public ::testing::TestWithParam<GridCase> {
  protected:
-  MPISchedulerTest() {
+  HostSchedulerTest() {
     m_grid.addLevel(specFor(GetParam()));
     m_ranks = roundRobin(m_grid.numPatches(), m_world.size());
   }
@@ -79,7 +79,7 @@ class MPISchedulerTest : public ::testing::TestWithParam<GridCase> {
   // Runs a graph that computes `label` = f over every patch's extended box
   // into `newDW`.
   void initialise(const VarLabel* label, OnDemandDataWarehouse& newDW) {
-    MPIScheduler scheduler(m_world);
+    HostScheduler scheduler(m_world);
     scheduler.beginGraph("init");
     scheduler.addTask(
         std::move(Task(
@@ -101,7 +101,7 @@ class MPISchedulerTest : public ::testing::TestWithParam<GridCase> {
   std::vector<int> m_ranks;  // round robin
 };
 
-TEST_P(MPISchedulerTest, EveryOldDWGhostCellHoldsItsNeighboursValue) {
+TEST_P(HostSchedulerTest, EveryOldDWGhostCellHoldsItsNeighboursValue) {
   constexpr int numGhost = 2;
   VarLabelRegistry labels;
   const VarLabel* u = labels.create<CCVariable<double>>("u");
@@ -110,7 +110,7 @@ TEST_P(MPISchedulerTest, EveryOldDWGhostCellHoldsItsNeighboursValue) {
   oldDW.setRole("OldDW");
 
   std::int64_t wrong = 0, ghostCells = 0, tasksRun = 0;
-  MPIScheduler scheduler(m_world);
+  HostScheduler scheduler(m_world);
   scheduler.beginGraph("step");
   scheduler.addTask(
       std::move(
@@ -157,7 +157,7 @@ TEST_P(MPISchedulerTest, EveryOldDWGhostCellHoldsItsNeighboursValue) {
 
 // A computes X, M modifies it, B reads X with ghosts and computes Y, C reads Y
 // with ghosts; added in reverse so only the declared data orders them.
-TEST_P(MPISchedulerTest, NewDWChainSeesTheFinalVersionInEveryGhostCell) {
+TEST_P(HostSchedulerTest, NewDWChainSeesTheFinalVersionInEveryGhostCell) {
   VarLabelRegistry labels;
   const VarLabel* x = labels.create<CCVariable<double>>("X");
   const VarLabel* y = labels.create<CCVariable<double>>("Y");
@@ -166,7 +166,7 @@ TEST_P(MPISchedulerTest, NewDWChainSeesTheFinalVersionInEveryGhostCell) {
     patch.extendedBox().forEachCell(body);
   };
 
-  MPIScheduler scheduler(m_world);
+  HostScheduler scheduler(m_world);
   scheduler.beginGraph("chain");
   scheduler.addTask(
       std::move(
@@ -254,7 +254,7 @@ bool sameBits(double a, double b) {
   return std::memcmp(&a, &b, sizeof(double)) == 0;
 }
 
-TEST_P(MPISchedulerTest, ReductionsMatchASerialLoopInPatchOrderBitForBit) {
+TEST_P(HostSchedulerTest, ReductionsMatchASerialLoopInPatchOrderBitForBit) {
   VarLabelRegistry labels;
   const VarLabel* total = labels.create<SumVariable<double>>("total");
   const VarLabel* smallest = labels.create<MinVariable<double>>("smallest");
@@ -272,7 +272,7 @@ TEST_P(MPISchedulerTest, ReductionsMatchASerialLoopInPatchOrderBitForBit) {
   const std::vector<int> ranks = roundRobin(numPatches, busyRanks);
   std::int64_t readersWrong = 0, readersRun = 0;
 
-  MPIScheduler scheduler(m_world);
+  HostScheduler scheduler(m_world);
   scheduler.beginGraph("reduce");
   scheduler.addTask(
       std::move(Task(
@@ -314,8 +314,8 @@ TEST_P(MPISchedulerTest, ReductionsMatchASerialLoopInPatchOrderBitForBit) {
   EXPECT_EQ(globalSum(scheduler.stats().reductions), 2 * m_world.size());
 }
 
-TEST_P(MPISchedulerTest, GraphCompiledForAnotherRankIsRejected) {
-  MPIScheduler scheduler(m_world);
+TEST_P(HostSchedulerTest, GraphCompiledForAnotherRankIsRejected) {
+  HostScheduler scheduler(m_world);
   scheduler.beginGraph("other");
   VarLabelRegistry labels;
   const VarLabel* x = labels.create<CCVariable<double>>("X");
@@ -331,7 +331,7 @@ TEST_P(MPISchedulerTest, GraphCompiledForAnotherRankIsRejected) {
 // from the second step on, the local ghost copies were made ahead, at the
 // end of the previous step (EagerCopy), and every ghost cell must still hold
 // its neighbour's value of that step, for both ghost kinds.
-TEST_P(MPISchedulerTest, GhostsCopiedAheadHoldTheNeighboursLatestValues) {
+TEST_P(HostSchedulerTest, GhostsCopiedAheadHoldTheNeighboursLatestValues) {
   for (const Ghost::Type type : {Ghost::AroundFaces, Ghost::AroundCells}) {
     SCOPED_TRACE(ghostTypeName(type));
     constexpr int numGhost = 2;
@@ -341,7 +341,7 @@ TEST_P(MPISchedulerTest, GhostsCopiedAheadHoldTheNeighboursLatestValues) {
     const auto value = [](int step, const IntVector& c) { return f(c) + 1.0e6 * step; };
     std::int64_t wrong = 0, copiedAhead = 0;
     int step = 0;
-    MPIScheduler scheduler(m_world);
+    HostScheduler scheduler(m_world);
     scheduler.beginGraph("timestep");
     scheduler.addTask(
         std::move(Task(
@@ -397,11 +397,11 @@ TEST_P(MPISchedulerTest, GhostsCopiedAheadHoldTheNeighboursLatestValues) {
   }
 }
 
-TEST_P(MPISchedulerTest, NoCopyAheadForALabelReadWithGhostsFromTheNewWarehouse) {
+TEST_P(HostSchedulerTest, NoCopyAheadForALabelReadWithGhostsFromTheNewWarehouse) {
   VarLabelRegistry labels;
   const VarLabel* u = labels.create<CCVariable<double>>("u");
   const VarLabel* v = labels.create<CCVariable<double>>("v");
-  MPIScheduler scheduler(m_world);
+  HostScheduler scheduler(m_world);
   scheduler.beginGraph("timestep");
   scheduler.addTask(std::move(Task("advance", noCallback())
                                   .requiresVar(Task::OldDW, u, Ghost::AroundFaces, 1)
@@ -414,7 +414,7 @@ TEST_P(MPISchedulerTest, NoCopyAheadForALabelReadWithGhostsFromTheNewWarehouse) 
   EXPECT_TRUE(scheduler.compile(m_grid, m_ranks).eagerCopies.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Grids, MPISchedulerTest,
+INSTANTIATE_TEST_SUITE_P(Grids, HostSchedulerTest,
                          // One patch along y: periodic ghosts there are the patch's own cells.
                          ::testing::Values(GridCase{"ExtraCells", false, {3, 2, 2}},
                                            GridCase{"Periodic", true, {3, 2, 2}},

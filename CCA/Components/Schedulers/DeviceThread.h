@@ -13,7 +13,7 @@
 
 namespace tessera {
 
-class DeviceExecutor {
+class DeviceThread {
  public:
   // ---- the device thread ----
   // Runs submitted work until close(); returns then.

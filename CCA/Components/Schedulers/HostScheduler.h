@@ -8,9 +8,9 @@
 
 namespace tessera {
 
-class MPIScheduler final : public GraphScheduler {
+class HostScheduler final : public GraphScheduler {
  public:
-  MPIScheduler(const Communicator& world, const SchedulerOptions& options = {});
+  HostScheduler(const Communicator& world, const SchedulerOptions& options = {});
   std::string modeName() const override { return "host"; }
   void execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                OnDemandDataWarehouse& newDW) override;

@@ -11,7 +11,7 @@
 //     ranks wait for.
 // See docs/threading.md.
 
-#include "CCA/Components/Schedulers/DeviceExecutor.h"
+#include "CCA/Components/Schedulers/DeviceThread.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 
 #include <condition_variable>
@@ -21,13 +21,13 @@
 
 namespace tessera {
 
-class AsyncScheduler final : public GraphScheduler {
+class DeviceScheduler final : public GraphScheduler {
  public:
   enum class Mode { Sync, Async };
 
-  AsyncScheduler(const Communicator& world, const SchedulerOptions& options, Mode mode);
+  DeviceScheduler(const Communicator& world, const SchedulerOptions& options, Mode mode);
   // Stops and joins the control thread.
-  ~AsyncScheduler() override;
+  ~DeviceScheduler() override;
   std::string modeName() const override { return m_mode == Mode::Sync ? "sync" : "async"; }
 
   // Call on the thread that initialised Kokkos: it becomes the device while
@@ -48,7 +48,7 @@ class AsyncScheduler final : public GraphScheduler {
   void controlThread();
 
   Mode m_mode;
-  DeviceExecutor m_device;
+  DeviceThread m_device;
   std::thread m_control;
   std::mutex m_mutex;
   std::condition_variable m_wake;

@@ -1,6 +1,6 @@
-#include "CCA/Components/Schedulers/AsyncScheduler.h"
+#include "CCA/Components/Schedulers/DeviceScheduler.h"
 
-#include "CCA/Components/Schedulers/DeviceExecutor.h"
+#include "CCA/Components/Schedulers/DeviceThread.h"
 #include "CCA/Components/Schedulers/ExecutionState.h"
 #include "CCA/Components/Schedulers/Watchdog.h"
 
@@ -20,10 +20,11 @@ constexpr auto kPollWhileComputing = std::chrono::microseconds(100);
 constexpr auto kWaitWhileComputing = std::chrono::microseconds(20000);
 }  // namespace
 
-class AsyncScheduler::ControlLoop {
+class DeviceScheduler::ControlLoop {
  public:
-  ControlLoop(ExecutionState& state, DeviceExecutor& device, const SchedulerOptions& options,
-              Mode mode, SchedulerStats& controlStats, SchedulerStats& deviceStats, int rank)
+  ControlLoop(ExecutionState& state, DeviceThread& device, const SchedulerOptions& options,
+              Mode mode, SchedulerStats& controlStats, SchedulerStats& deviceStats, int rank,
+              TraceTrack* deviceTrack)
       : m_state(state),
         m_device(device),
         m_options(options),
@@ -31,6 +32,7 @@ class AsyncScheduler::ControlLoop {
         m_stats(controlStats),
         m_deviceStats(deviceStats),
         m_rank(rank),
+        m_deviceTrack(deviceTrack),
         m_watchdog(options.watchdogSeconds) {
     for (const DetailedTask& node : state.graph().detailedTasks) {
       if (node.kind == DetailedTask::Kind::Reduction) m_reductionOrder.push_back(node.id);
@@ -71,16 +73,19 @@ class AsyncScheduler::ControlLoop {
         // now, while the device computes; else wait without spinning.
         m_watchdog.progressed();
         if (!prepareNext()) {
+          const TraceScope traced(m_state.trace(), "wait: device or messages", "wait");
           m_device.waitFor(m_state.messagesOutstanding() ? kPollWhileComputing
                                                          : kWaitWhileComputing);
         }
       } else {
         if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
         const ScopedTimer idle(m_stats.waitSeconds);
+        const TraceScope traced(m_state.trace(), "wait: idle", "wait");
         std::this_thread::sleep_for(kIdlePause);
       }
     }
     const ScopedTimer waiting(m_stats.waitSeconds);
+    const TraceScope traced(m_state.trace(), "wait: last sends", "wait");
     m_state.complete([this] {
       if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
     });
@@ -128,8 +133,8 @@ class AsyncScheduler::ControlLoop {
       }
       m_state.markStarted(n.id);
       m_state.performFills(n);
-      AsyncScheduler::runTask(m_state.graph(), n, m_state.oldDW(), m_state.newDW(),
-                              m_options.tiling, m_stats);
+      DeviceScheduler::runTask(m_state.graph(), n, m_state.oldDW(), m_state.newDW(),
+                               m_options.tiling, m_stats, m_state.trace());
       const int id = *it;
       it = m_readyHost.erase(it);
       finish(id);
@@ -164,6 +169,8 @@ class AsyncScheduler::ControlLoop {
       chosen = std::min_element(m_readyDevice.begin(), m_readyDevice.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
       const ScopedTimer waiting(m_stats.waitSeconds);
+      const TraceScope traced(m_state.inputsArrived(node(chosen->second)) ? nullptr : m_state.trace(),
+                              "wait: messages", "wait", chosen->second);
       m_state.waitForInputs(node(chosen->second), [&] {
         if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
       });
@@ -177,6 +184,7 @@ class AsyncScheduler::ControlLoop {
     if (m_mode == Mode::Sync) {
       // The control thread waits until the device is done: no overlap.
       const ScopedTimer waiting(m_stats.waitSeconds);
+      const TraceScope traced(m_state.trace(), "wait: device", "wait", id);
       while (!m_device.poll())
         m_device.waitFor(kWaitWhileComputing);
       finish(id);
@@ -191,18 +199,19 @@ class AsyncScheduler::ControlLoop {
     // Captures one pointer: std::function keeps it inline, so handing a
     // task to the device allocates nothing.
     m_device.submit([this] {
-      AsyncScheduler::runTask(m_state.graph(), *m_onDevice, m_state.oldDW(), m_state.newDW(),
-                              m_options.tiling, m_deviceStats);
+      DeviceScheduler::runTask(m_state.graph(), *m_onDevice, m_state.oldDW(), m_state.newDW(),
+                               m_options.tiling, m_deviceStats, m_deviceTrack);
     });
   }
 
   ExecutionState& m_state;
-  DeviceExecutor& m_device;
+  DeviceThread& m_device;
   const SchedulerOptions& m_options;
   Mode m_mode;
   SchedulerStats& m_stats;
   SchedulerStats& m_deviceStats;
   int m_rank;
+  TraceTrack* m_deviceTrack;  // the device's thread's track, or null
   Watchdog m_watchdog;
   std::set<std::pair<int, int>> m_readyDevice;  // (priority, id)
   std::set<int> m_readyHost;
@@ -213,7 +222,7 @@ class AsyncScheduler::ControlLoop {
   const DetailedTask* m_onDevice = nullptr;  // read by the device while it runs the task
 };
 
-AsyncScheduler::AsyncScheduler(const Communicator& world, const SchedulerOptions& options,
+DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptions& options,
                                Mode mode)
     : GraphScheduler(world,
                      [&] {
@@ -224,7 +233,7 @@ AsyncScheduler::AsyncScheduler(const Communicator& world, const SchedulerOptions
                      }()),
       m_mode(mode) {}
 
-AsyncScheduler::~AsyncScheduler() {
+DeviceScheduler::~DeviceScheduler() {
   if (!m_control.joinable()) return;
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
@@ -234,7 +243,7 @@ AsyncScheduler::~AsyncScheduler() {
   m_control.join();
 }
 
-void AsyncScheduler::controlThread() {
+void DeviceScheduler::controlThread() {
   while (true) {
     Job* job = nullptr;
     {
@@ -246,7 +255,7 @@ void AsyncScheduler::controlThread() {
     }
     try {
       ControlLoop(*job->state, m_device, m_options, m_mode, *job->controlStats, *job->deviceStats,
-                  m_comm.rank())
+                  m_comm.rank(), mainTrack())
           .run();
     } catch (...) {
       job->failure = std::current_exception();
@@ -255,14 +264,15 @@ void AsyncScheduler::controlThread() {
   }
 }
 
-void AsyncScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
+void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                              OnDemandDataWarehouse& newDW) {
   SchedulerStats controlStats;
   SchedulerStats deviceStats;
   const double busyBefore = m_device.busySeconds();
   Job job;
   {
-    ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, m_executions++, m_buffers);
+    ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, m_executions++, m_buffers,
+                         controlTrack());
     job.state = &state;
     job.controlStats = &controlStats;
     job.deviceStats = &deviceStats;

@@ -1,11 +1,11 @@
-// Unit tests of the pieces under the device schedulers: DeviceExecutor (the
+// Unit tests of the pieces under the device schedulers: DeviceThread (the
 // calling thread serves, a std::thread controls), Watchdog and
 // ExecutionContext::stencilFor.
 #include <gtest/gtest.h>
 
 #include "TestHelpers.h"
 
-#include "CCA/Components/Schedulers/DeviceExecutor.h"
+#include "CCA/Components/Schedulers/DeviceThread.h"
 #include "CCA/Components/Schedulers/Watchdog.h"
 #include "CCA/Ports/ExecutionContext.h"
 
@@ -41,10 +41,10 @@ KOKKOS_INLINE_FUNCTION double sevenPoint(const A& a, int i, int j, int k) {
 }
 
 // ---------------------------------------------------------------------------
-// DeviceExecutor: this (the Kokkos) thread serves, a std::thread controls.
+// DeviceThread: this (the Kokkos) thread serves, a std::thread controls.
 
 // Polls until the work is reported or `limit` passes; poll() may throw.
-bool waitForCompletion(DeviceExecutor& device, std::chrono::seconds limit = 10s) {
+bool waitForCompletion(DeviceThread& device, std::chrono::seconds limit = 10s) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline) {
     if (device.poll()) return true;
@@ -54,7 +54,7 @@ bool waitForCompletion(DeviceExecutor& device, std::chrono::seconds limit = 10s)
 }
 
 // Runs `control` on a new thread while this thread serves the device.
-void withControlThread(DeviceExecutor& device, const std::function<void()>& control,
+void withControlThread(DeviceThread& device, const std::function<void()>& control,
                        std::string& failure) {
   std::thread thread([&] {
     try {
@@ -68,8 +68,8 @@ void withControlThread(DeviceExecutor& device, const std::function<void()>& cont
   thread.join();
 }
 
-TEST(DeviceExecutor, RunsWorkOnTheServingThreadAndReportsEachCompletion) {
-  DeviceExecutor device;
+TEST(DeviceThread, RunsWorkOnTheServingThreadAndReportsEachCompletion) {
+  DeviceThread device;
   const std::thread::id kokkosThread = std::this_thread::get_id();
   int onServingThread = 0;
   double sum = 0.0;
@@ -90,7 +90,7 @@ TEST(DeviceExecutor, RunsWorkOnTheServingThreadAndReportsEachCompletion) {
             Kokkos::View<double*> values("values", 100);
             double partial = 0.0;
             Kokkos::parallel_reduce(
-                "DeviceExecutorTest", 100,
+                "DeviceThreadTest", 100,
                 KOKKOS_LAMBDA(int i, double& acc) { acc += values(i) + i * n; }, partial);
             sum += partial;
             std::this_thread::sleep_for(5ms);
@@ -123,8 +123,8 @@ TEST(DeviceExecutor, RunsWorkOnTheServingThreadAndReportsEachCompletion) {
   EXPECT_GE(device.busySeconds(), 0.02);
 }
 
-TEST(DeviceExecutor, PollRethrowsTheWorksExceptionAndTheDeviceRunsOn) {
-  DeviceExecutor device;
+TEST(DeviceThread, PollRethrowsTheWorksExceptionAndTheDeviceRunsOn) {
+  DeviceThread device;
   std::string thrown, failure;
   bool ranAfter = false, busyAfterThrow = true;
   withControlThread(
@@ -147,8 +147,8 @@ TEST(DeviceExecutor, PollRethrowsTheWorksExceptionAndTheDeviceRunsOn) {
   EXPECT_TRUE(ranAfter);
 }
 
-TEST(DeviceExecutor, SubmitWhileBusyOrAfterCloseThrows) {
-  DeviceExecutor device;
+TEST(DeviceThread, SubmitWhileBusyOrAfterCloseThrows) {
+  DeviceThread device;
   std::string whileBusy, failure;
   withControlThread(
       device,
@@ -168,8 +168,8 @@ TEST(DeviceExecutor, SubmitWhileBusyOrAfterCloseThrows) {
   EXPECT_TRUE(contains(messageOf<Error>([&] { device.submit([] {}); }), "closed"));
 }
 
-TEST(DeviceExecutor, CloseWhileIdleEndsServe) {
-  DeviceExecutor device;
+TEST(DeviceThread, CloseWhileIdleEndsServe) {
+  DeviceThread device;
   std::string failure;
   withControlThread(
       device, [] { std::this_thread::sleep_for(2ms); }, failure);
@@ -178,8 +178,8 @@ TEST(DeviceExecutor, CloseWhileIdleEndsServe) {
 }
 
 // Closing while work is queued still runs it before serve() returns.
-TEST(DeviceExecutor, CloseRunsTheSubmittedWorkFirst) {
-  DeviceExecutor device;
+TEST(DeviceThread, CloseRunsTheSubmittedWorkFirst) {
+  DeviceThread device;
   bool ran = false;
   std::string failure;
   withControlThread(

@@ -1,11 +1,11 @@
-#include "CCA/Components/Schedulers/DeviceExecutor.h"
+#include "CCA/Components/Schedulers/DeviceThread.h"
 
 #include "Core/Util/Error.h"
 #include "Core/Util/Timer.h"
 
 namespace tessera {
 
-void DeviceExecutor::serve() {
+void DeviceThread::serve() {
   std::unique_lock<std::mutex> lock(m_mutex);
   while (true) {
     m_wake.wait(lock, [&] { return static_cast<bool>(m_work) || m_closed; });
@@ -29,7 +29,7 @@ void DeviceExecutor::serve() {
   }
 }
 
-void DeviceExecutor::submit(std::function<void()> work) {
+void DeviceThread::submit(std::function<void()> work) {
   TESSERA_REQUIRE_THROWS(!busy(), "the device is already running a task");
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
@@ -41,7 +41,7 @@ void DeviceExecutor::submit(std::function<void()> work) {
   m_wake.notify_one();
 }
 
-bool DeviceExecutor::poll() {
+bool DeviceThread::poll() {
   if (!busy() || !m_done.load(std::memory_order_acquire)) return false;
   m_inFlight.store(false, std::memory_order_release);
   if (m_failure) {
@@ -52,13 +52,13 @@ bool DeviceExecutor::poll() {
   return true;
 }
 
-bool DeviceExecutor::waitFor(std::chrono::microseconds limit) {
+bool DeviceThread::waitFor(std::chrono::microseconds limit) {
   std::unique_lock<std::mutex> lock(m_mutex);
   return m_finished.wait_for(lock, limit,
                              [&] { return !busy() || m_done.load(std::memory_order_acquire); });
 }
 
-void DeviceExecutor::close() {
+void DeviceThread::close() {
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_closed = true;
@@ -66,7 +66,7 @@ void DeviceExecutor::close() {
   m_wake.notify_one();
 }
 
-void DeviceExecutor::reopen() {
+void DeviceThread::reopen() {
   const std::lock_guard<std::mutex> lock(m_mutex);
   m_closed = false;
 }

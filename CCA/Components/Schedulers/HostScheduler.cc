@@ -1,4 +1,4 @@
-#include "CCA/Components/Schedulers/MPIScheduler.h"
+#include "CCA/Components/Schedulers/HostScheduler.h"
 
 #include "CCA/Components/Schedulers/ExecutionState.h"
 #include "CCA/Components/Schedulers/Watchdog.h"
@@ -7,16 +7,17 @@
 
 namespace tessera {
 
-MPIScheduler::MPIScheduler(const Communicator& world, const SchedulerOptions& options)
+HostScheduler::HostScheduler(const Communicator& world, const SchedulerOptions& options)
     : GraphScheduler(world, [&] {
         SchedulerOptions untiled = options;
         untiled.tiling.enabled = false;  // host.sync runs kernels untiled
         return untiled;
       }()) {}
 
-void MPIScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
+void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                            OnDemandDataWarehouse& newDW) {
-  ExecutionState state(graph, oldDW, newDW, m_comm, m_stats, m_executions++, m_buffers);
+  TraceTrack* const track = mainTrack();
+  ExecutionState state(graph, oldDW, newDW, m_comm, m_stats, m_executions++, m_buffers, track);
   Watchdog watchdog(m_options.watchdogSeconds);
   const auto idle = [&] {
     if (watchdog.expired()) watchdogFail(state, watchdog.limitSeconds(), m_comm.rank());
@@ -26,6 +27,7 @@ void MPIScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& ol
     if (node.kind == DetailedTask::Kind::Reduction) {
       state.postReduction(node);
       const ScopedTimer waiting(m_stats.waitSeconds);
+      const TraceScope traced(track, "wait: reduction", "wait", node.id);
       while (true) {
         const auto done = state.progressReductions();
         if (std::find(done.begin(), done.end(), node.id) != done.end()) break;
@@ -34,16 +36,19 @@ void MPIScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& ol
     } else {
       {
         const ScopedTimer waiting(m_stats.waitSeconds);
+        const TraceScope traced(state.inputsArrived(node) ? nullptr : track, "wait: messages",
+                                "wait", node.id);
         state.waitForInputs(node, idle);
       }
       state.performFills(node);
-      runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats);
+      runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track);
     }
     state.finish(node.id);
     state.progressMessages();
     watchdog.progressed();
   }
   const ScopedTimer waiting(m_stats.waitSeconds);
+  const TraceScope traced(track, "wait: last sends", "wait");
   state.complete(idle);
 }
 

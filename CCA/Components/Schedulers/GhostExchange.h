@@ -1,0 +1,84 @@
+#pragma once
+// The ghost data of one execution of a graph: receives posted up front,
+// sends packed and posted once their producers finish, ghost cells filled
+// from local copies and arrived messages, and local copies made eagerly
+// when their sources are done. Used by the control thread only.
+
+#include "CCA/Components/Schedulers/CommTimer.h"
+#include "CCA/Components/Schedulers/CompiledGraph.h"
+#include "CCA/Components/Schedulers/MessageBuffers.h"
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "Core/Parallel/Communicator.h"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+class GhostExchange {
+ public:
+  // `execution` counts the executions on `comm` (the same on every rank):
+  // each uses its own window of MPI tags, so that a message a failed
+  // execution left behind never matches a receive of a later one.
+  GhostExchange(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
+                OnDemandDataWarehouse& newDW, const Communicator& comm, CommContext& context,
+                int execution, MessageBuffers& buffers);
+  GhostExchange(const GhostExchange&) = delete;
+  GhostExchange& operator=(const GhostExchange&) = delete;
+  // After a failure: cancels and completes the receives, frees the sends.
+  ~GhostExchange();
+
+  // Posts every receive and, unless deferred, the sends that need no task.
+  void start(bool deferInitialSends);
+  void postInitialSends();
+  // A task finished: posts the sends and makes the eager copies it completes.
+  void taskFinished(const DetailedTask& task);
+
+  // Tests outstanding receives and sends without blocking; true if any completed.
+  bool progress();
+  // True when every message the task's ghost fills need has arrived.
+  bool inputsArrived(const DetailedTask& task) const;
+  // Fills the ghost cells the task reads (its messages must have arrived).
+  void performFills(const DetailedTask& task);
+  bool outstanding() const;
+  bool sendsOutstanding() const;
+  // Waits for the sends; throws if a receive was never consumed.
+  void checkComplete();
+
+  // For the watchdog: the messages `task` still waits for, and the sends no
+  // receiver has taken yet.
+  std::vector<std::string> describeMissingMessages(const DetailedTask& task) const;
+  std::vector<std::string> describeOutstandingSends() const;
+
+ private:
+  const Patch& patch(int id) const;
+  int mpiTag(const Message& message) const { return m_tagBase + message.tag; }
+  // The same number on the sending and the receiving rank: a trace's arrow.
+  std::int64_t flowId(const Message& message, int source, int destination) const;
+  void postSend(int index);
+  void performEagerCopy(int index);
+
+  const CompiledGraph& m_graph;
+  OnDemandDataWarehouse& m_oldDW;
+  OnDemandDataWarehouse& m_newDW;
+  const Communicator& m_comm;
+  CommContext& m_context;
+  MessageBuffers& m_buffers;
+  int m_execution = 0;
+  int m_tagBase = 0;
+
+  std::vector<MPI_Request> m_recvRequests;
+  std::vector<bool> m_recvDone;
+  std::vector<MPI_Request> m_sendRequests;
+  std::vector<bool> m_sendDone;
+  std::vector<int> m_pendingProducers;       // per send
+  std::vector<bool> m_fillDone;              // per fill
+  std::vector<int> m_pendingEagerProducers;  // per eager copy
+  std::vector<int> m_eagerCopiesLeft;        // per fill
+  bool m_completed = false;
+};
+
+}  // namespace tessera
