@@ -12,10 +12,10 @@
 namespace tessera {
 
 namespace {
-// How long the control thread naps when nothing happened, leaving the cores to
-// the device's threads: while messages are in flight it must come back soon
-// to test them; otherwise only the device's completion can wake it.
-constexpr auto kIdlePause = std::chrono::microseconds(20);
+// While the device computes, the control thread sleeps until the device
+// finishes (an event: a condition variable). If a ready task waits for a
+// message, it wakes this often to test MPI, which has no event to wait on;
+// otherwise only the device (or the watchdog's period) wakes it.
 constexpr auto kPollWhileComputing = std::chrono::microseconds(100);
 constexpr auto kWaitWhileComputing = std::chrono::microseconds(20000);
 }  // namespace
@@ -58,11 +58,7 @@ class DeviceScheduler::ControlLoop {
         m_running = -1;
         progressed = true;
       }
-      progressed |= m_state.progressMessages();
-      for (int id : m_state.progressReductions()) {
-        finish(id);
-        progressed = true;
-      }
+      progressed |= pollCommunication();
       progressed |= postReadyReductions();
       progressed |= runReadyHostTasks();
       if (m_running < 0) progressed |= dispatch();
@@ -70,18 +66,25 @@ class DeviceScheduler::ControlLoop {
         m_watchdog.progressed();
       } else if (m_device.busy()) {
         // A running kernel is progress. Unpack the ghosts of the next task
-        // now, while the device computes; else wait without spinning.
+        // now, while the device computes; else sleep until it is done.
         m_watchdog.progressed();
         if (!prepareNext()) {
-          const TraceScope traced(m_state.trace(), "wait: device or messages", "wait");
-          m_device.waitFor(m_state.messagesOutstanding() ? kPollWhileComputing
-                                                         : kWaitWhileComputing);
+          const TraceScope traced(m_state.trace(), "wait: device", "wait");
+          m_device.waitFor(awaitingCommunication() ? kPollWhileComputing : kWaitWhileComputing);
         }
       } else {
-        if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
+        // Nothing to run until a message or a reduction completes. The
+        // device is idle, so testing MPI costs it nothing; yielding between
+        // tests lets any other thread on this core (another rank's, when
+        // oversubscribed) run first. No timed nap: a sleep's wake-up comes
+        // tens of microseconds to milliseconds late.
         const ScopedTimer idle(m_stats.waitSeconds);
-        const TraceScope traced(m_state.trace(), "wait: idle", "wait");
-        std::this_thread::sleep_for(kIdlePause);
+        const TraceScope traced(m_state.trace(), "wait: messages", "wait");
+        while (!pollCommunication()) {
+          if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
+          std::this_thread::yield();
+        }
+        m_watchdog.progressed();
       }
     }
     const ScopedTimer waiting(m_stats.waitSeconds);
@@ -93,6 +96,28 @@ class DeviceScheduler::ControlLoop {
 
  private:
   const DetailedTask& node(int id) const { return m_state.node(id); }
+
+  // Tests messages and reductions, finishing completed reductions; true if
+  // anything completed.
+  bool pollCommunication() {
+    bool progressed = m_state.progressMessages();
+    for (int id : m_state.progressReductions()) {
+      finish(id);
+      progressed = true;
+    }
+    return progressed;
+  }
+
+  // True when a ready task waits for a message or a posted reduction is
+  // incomplete: then MPI is worth testing while the device computes.
+  bool awaitingCommunication() const {
+    if (m_state.reductionsPending()) return true;
+    for (const auto& [priority, id] : m_readyDevice)
+      if (!m_state.inputsArrived(node(id))) return true;
+    for (int id : m_readyHost)
+      if (!m_state.inputsArrived(node(id))) return true;
+    return false;
+  }
 
   void classify(int id) {
     const DetailedTask& n = node(id);

@@ -78,6 +78,7 @@ class ExecutionState {
   void postReduction(const DetailedTask& node) { m_reductions.post(node); }
   std::vector<int> progressReductions() { return m_reductions.progress(); }
   bool reductionPosted(int id) const { return m_reductions.posted(id); }
+  bool reductionsPending() const { return m_reductions.pending(); }
 
   // Waits for the last sends (calls `onIdle` while waiting); throws if a
   // receive was never consumed.

@@ -50,6 +50,11 @@ bool ReductionExchange::posted(int id) const {
                      [&](const Pending& pending) { return pending.node == id; });
 }
 
+bool ReductionExchange::pending() const {
+  return std::any_of(m_pending.begin(), m_pending.end(),
+                     [](const Pending& p) { return p.request != MPI_REQUEST_NULL; });
+}
+
 std::vector<int> ReductionExchange::progress() {
   std::vector<int> completed;
   const CommTimer timer(m_context);

@@ -26,6 +26,8 @@ class ReductionExchange {
   // Completes posted reductions that MPI has finished; returns their node ids.
   std::vector<int> progress();
   bool posted(int id) const;
+  // True while a posted reduction has not completed.
+  bool pending() const;
 
  private:
   struct Pending {
