@@ -1,12 +1,15 @@
 #include "Components/RegisterComponents.h"
 
 #include "Components/Burgers/Burgers.h"
+#include "Components/TaskBench/TaskBench.h"
 
 namespace tessera {
 
 void registerComponents(ComponentRegistry& registry) {
   registry.add("burgers",
                [](ApplicationContext& context) { return std::make_unique<Burgers>(context); });
+  registry.add("taskbench",
+               [](ApplicationContext& context) { return std::make_unique<TaskBench>(context); });
 }
 
 }  // namespace tessera

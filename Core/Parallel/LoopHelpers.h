@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <string>
 #include <type_traits>
 
@@ -70,11 +71,22 @@ class HostRows {
   bool m_planes;
 };
 
+// Loops over at most this many cells run on the calling thread: an OpenMP
+// fork and join (a futex wake even for one thread) costs more than their
+// work. Each cell is computed the same way either way, so are the bits.
+constexpr std::int64_t kInlineCells = 1024;
+
 // Calls rows(j, k) for every x row of `box` on a host space.
 template <class ExecSpace, class Rows>
 void forEachRowOnHost(const std::string& label, const ExecSpace& space, const Box& box,
                       const Rows& rows) {
   static_assert(runsOnHost<ExecSpace>, "row loops are for host execution spaces");
+  if (box.volume() <= kInlineCells) {
+    for (int k = box.lo().z; k < box.hi().z; ++k)
+      for (int j = box.lo().y; j < box.hi().y; ++j)
+        rows(j, k);
+    return;
+  }
   const HostRows split(space, box);
   Kokkos::parallel_for(
       label, split.policy(space), KOKKOS_LAMBDA(int index) { split.forRowsOf(index, rows); });
@@ -142,15 +154,23 @@ void parallelForBoxes(const std::string& label, const ExecSpace& space,
                       const Kokkos::Array<Box, N>& boxes, int count, const Body& body) {
   if (count <= 0) return;
   if constexpr (runsOnHost<ExecSpace>) {
+    const auto walk = [=](int b) {
+      const Box box = boxes[b];
+      for (int k = box.lo().z; k < box.hi().z; ++k)
+        for (int j = box.lo().y; j < box.hi().y; ++j)
+          for (int i = box.lo().x; i < box.hi().x; ++i)
+            body(i, j, k);
+    };
+    std::int64_t cells = 0;
+    for (int b = 0; b < count; ++b)
+      cells += boxes[b].volume();
+    if (cells <= kInlineCells) {
+      for (int b = 0; b < count; ++b)
+        walk(b);
+      return;
+    }
     Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, count),
-        KOKKOS_LAMBDA(int b) {
-          const Box box = boxes[b];
-          for (int k = box.lo().z; k < box.hi().z; ++k)
-            for (int j = box.lo().y; j < box.hi().y; ++j)
-              for (int i = box.lo().x; i < box.hi().x; ++i)
-                body(i, j, k);
-        });
+        label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, count), walk);
   } else {
     using Policy = Kokkos::TeamPolicy<ExecSpace>;
     Kokkos::parallel_for(

@@ -142,6 +142,7 @@ void GhostExchange::postSend(int index) {
 }
 
 bool GhostExchange::progress() {
+  if (m_recvRequests.empty() && m_sendRequests.empty()) return false;
   const CommTimer timer(m_context);
   bool progressed = false;
   for (std::size_t r = 0; r < m_recvRequests.size(); ++r) {
@@ -196,6 +197,7 @@ bool GhostExchange::inputsArrived(const DetailedTask& task) const {
 void GhostExchange::performFills(const DetailedTask& task) {
   TESSERA_REQUIRE_THROWS(inputsArrived(task), "ghost fill of " << task.describe(m_graph.tasks)
                                                                << " before its messages arrived");
+  if (task.fills.empty()) return;
   const CommTimer timer(m_context);
   const ScopedTimer packing(m_context.stats.packSeconds);
   const TraceScope traced(m_context.trace, "ghost fill", "comm", task.id);

@@ -34,10 +34,9 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
         if (!state.progressMessages()) idle();
       }
     } else {
-      {
+      if (!state.inputsArrived(node)) {
         const ScopedTimer waiting(m_stats.waitSeconds);
-        const TraceScope traced(state.inputsArrived(node) ? nullptr : track, "wait: messages",
-                                "wait", node.id);
+        const TraceScope traced(track, "wait: messages", "wait", node.id);
         state.waitForInputs(node, idle);
       }
       state.performFills(node);
