@@ -18,6 +18,9 @@ namespace {
 // otherwise only the device (or the watchdog's period) wakes it.
 constexpr auto kPollWhileComputing = std::chrono::microseconds(100);
 constexpr auto kWaitWhileComputing = std::chrono::microseconds(20000);
+// acc.async keeps up to this many tasks queued on the device, so that short
+// tasks run back to back while the control thread catches up.
+constexpr int kQueueDepth = 8;
 }  // namespace
 
 class DeviceScheduler::ControlLoop {
@@ -41,7 +44,11 @@ class DeviceScheduler::ControlLoop {
 
   void run() {
     m_state.setDeviceBusyProbe([this] { return m_device.busy(); });
-    // acc.async gives the device its first task before packing the
+    m_device.setRunner([this](int id) {
+      DeviceScheduler::runTask(m_state.graph(), node(id), m_state.oldDW(), m_state.newDW(),
+                               m_options.tiling, m_deviceStats, m_deviceTrack);
+    });
+    // acc.async gives the device its first tasks before packing the
     // old-warehouse sends, so the packing overlaps the computation.
     m_state.start(/*deferInitialSends=*/m_mode == Mode::Async);
     for (const DetailedTask& node : m_state.graph().detailedTasks) {
@@ -52,26 +59,18 @@ class DeviceScheduler::ControlLoop {
       m_state.postInitialSends();
     }
     while (!m_state.allFinished()) {
-      bool progressed = false;
-      if (m_running >= 0 && m_device.poll()) {
-        finish(m_running);
-        m_running = -1;
-        progressed = true;
-      }
+      bool progressed = collectFinished();
       progressed |= pollCommunication();
       progressed |= postReadyReductions();
       progressed |= runReadyHostTasks();
-      if (m_running < 0) progressed |= dispatch();
+      progressed |= dispatch();
       if (progressed) {
         m_watchdog.progressed();
       } else if (m_device.busy()) {
-        // A running kernel is progress. Unpack the ghosts of the next task
-        // now, while the device computes; else sleep until it is done.
+        // A running kernel is progress: sleep until it is done.
         m_watchdog.progressed();
-        if (!prepareNext()) {
-          const TraceScope traced(m_state.trace(), "wait: device", "wait");
-          m_device.waitFor(awaitingCommunication() ? kPollWhileComputing : kWaitWhileComputing);
-        }
+        const TraceScope traced(m_state.trace(), "wait: device", "wait");
+        m_device.waitFor(awaitingCommunication() ? kPollWhileComputing : kWaitWhileComputing);
       } else {
         // Nothing to run until a message or a reduction completes. The
         // device is idle, so testing MPI costs it nothing; yielding between
@@ -168,65 +167,61 @@ class DeviceScheduler::ControlLoop {
     return ran;
   }
 
-  // acc.async: performs the ghost fills of the task that will run next, if
-  // its messages have arrived; true if it did any work.
-  bool prepareNext() {
-    if (m_mode != Mode::Async) return false;
-    for (const auto& [priority, id] : m_readyDevice) {
-      if (!m_state.inputsArrived(node(id))) continue;
-      if (!m_prepared.insert(id).second) return false;
-      m_state.performFills(node(id));
-      return true;
-    }
-    return false;
-  }
-
-  bool dispatch() {
-    if (m_readyDevice.empty()) return false;
-    auto chosen = m_readyDevice.begin();
-    if (m_mode == Mode::Async) {
-      // The first ready task whose ghost data is here; the others wait.
-      while (chosen != m_readyDevice.end() && !m_state.inputsArrived(node(chosen->second)))
-        ++chosen;
-      if (chosen == m_readyDevice.end()) return false;
-    } else {
-      // acc.sync: strictly in graph order, waiting for the messages it needs.
-      chosen = std::min_element(m_readyDevice.begin(), m_readyDevice.end(),
-                                [](const auto& a, const auto& b) { return a.second < b.second; });
-      const ScopedTimer waiting(m_stats.waitSeconds);
-      const TraceScope traced(m_state.inputsArrived(node(chosen->second)) ? nullptr : m_state.trace(),
-                              "wait: messages", "wait", chosen->second);
-      m_state.waitForInputs(node(chosen->second), [&] {
-        if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
-      });
-    }
-    const int id = chosen->second;
-    m_readyDevice.erase(chosen);
-    const DetailedTask& n = node(id);
-    m_state.markStarted(id);
-    m_state.performFills(n);
-    submit(n);
-    if (m_mode == Mode::Sync) {
-      // The control thread waits until the device is done: no overlap.
-      const ScopedTimer waiting(m_stats.waitSeconds);
-      const TraceScope traced(m_state.trace(), "wait: device", "wait", id);
-      while (!m_device.poll())
-        m_device.waitFor(kWaitWhileComputing);
+  // Collects the tasks the device finished; true if there were any.
+  bool collectFinished() {
+    m_finished.clear();
+    if (!m_device.poll(m_finished)) return false;
+    for (int id : m_finished)
       finish(id);
-    } else {
-      m_running = id;
-    }
     return true;
   }
 
-  void submit(const DetailedTask& n) {
-    m_onDevice = &n;
-    // Captures one pointer: std::function keeps it inline, so handing a
-    // task to the device allocates nothing.
-    m_device.submit([this] {
-      DeviceScheduler::runTask(m_state.graph(), *m_onDevice, m_state.oldDW(), m_state.newDW(),
-                               m_options.tiling, m_deviceStats, m_deviceTrack);
-    });
+  // acc.async: queues ready tasks whose ghost data is here (filling their
+  // ghost cells first), most urgent first, while the queue has room.
+  // acc.sync: runs the first ready task in graph order, waiting for its
+  // messages and then for the device. True if it gave the device work.
+  bool dispatch() {
+    if (m_readyDevice.empty()) return false;
+    if (m_mode == Mode::Sync) {
+      const auto chosen =
+          std::min_element(m_readyDevice.begin(), m_readyDevice.end(),
+                           [](const auto& a, const auto& b) { return a.second < b.second; });
+      const int id = chosen->second;
+      if (!m_state.inputsArrived(node(id))) {
+        const ScopedTimer waiting(m_stats.waitSeconds);
+        const TraceScope traced(m_state.trace(), "wait: messages", "wait", id);
+        m_state.waitForInputs(node(id), [&] {
+          if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
+        });
+      }
+      m_readyDevice.erase(chosen);
+      submit(id);
+      // The control thread waits until the device is done: no overlap.
+      const ScopedTimer waiting(m_stats.waitSeconds);
+      const TraceScope traced(m_state.trace(), "wait: device", "wait", id);
+      while (!collectFinished())
+        m_device.waitFor(kWaitWhileComputing);
+      return true;
+    }
+    bool queued = false;
+    for (auto it = m_readyDevice.begin();
+         it != m_readyDevice.end() && m_device.inFlight() < kQueueDepth;) {
+      const int id = it->second;
+      if (!m_state.inputsArrived(node(id))) {
+        ++it;
+        continue;
+      }
+      it = m_readyDevice.erase(it);
+      submit(id);
+      queued = true;
+    }
+    return queued;
+  }
+
+  void submit(int id) {
+    m_state.markStarted(id);
+    m_state.performFills(node(id));
+    m_device.submit(id);
   }
 
   ExecutionState& m_state;
@@ -240,11 +235,9 @@ class DeviceScheduler::ControlLoop {
   Watchdog m_watchdog;
   std::set<std::pair<int, int>> m_readyDevice;  // (priority, id)
   std::set<int> m_readyHost;
-  std::set<int> m_prepared;  // device tasks whose ghost fills are done
   std::vector<int> m_reductionOrder;
   std::size_t m_nextReduction = 0;
-  int m_running = -1;
-  const DetailedTask* m_onDevice = nullptr;  // read by the device while it runs the task
+  std::vector<int> m_finished;  // scratch for collectFinished
 };
 
 DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptions& options,

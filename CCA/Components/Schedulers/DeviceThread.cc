@@ -28,70 +28,90 @@ bool spinUntil(const Ready& ready, std::chrono::microseconds limit) {
 void DeviceThread::serve() {
   std::unique_lock<std::mutex> lock(m_mutex);
   while (true) {
-    if (!m_work && !m_closed) {
+    if (m_queue.empty() && !m_closed) {
       lock.unlock();
-      spinUntil([&] { return m_submitted.load(std::memory_order_acquire); }, kSpin);
+      spinUntil([&] { return m_workOrClose.load(std::memory_order_acquire); }, kSpin);
       lock.lock();
+      m_wake.wait(lock, [&] { return !m_queue.empty() || m_closed; });
     }
-    m_wake.wait(lock, [&] { return static_cast<bool>(m_work) || m_closed; });
-    if (m_work) {
-      std::function<void()> work = std::move(m_work);
-      m_work = nullptr;
-      m_submitted.store(false, std::memory_order_relaxed);
-      lock.unlock();
-      const Timer timer;
-      try {
-        work();
-      } catch (...) {
-        m_failure = std::current_exception();
-      }
-      m_busySeconds += timer.seconds();
-      lock.lock();
-      m_done.store(true, std::memory_order_release);
-      m_finished.notify_all();
-      continue;
+    if (m_queue.empty()) return;  // closed and nothing left to run
+    const int id = m_queue.front();
+    m_queue.pop_front();
+    if (m_queue.empty() && !m_closed) m_workOrClose.store(false, std::memory_order_relaxed);
+    const std::function<void(int)>& runner = m_runner;
+    lock.unlock();
+    const Timer timer;
+    std::exception_ptr failure;
+    try {
+      runner(id);
+    } catch (...) {
+      failure = std::current_exception();
     }
-    return;  // closed and nothing left to run
+    m_busySeconds += timer.seconds();
+    lock.lock();
+    if (failure) {
+      // The tasks behind a failed one never run: the control thread
+      // rethrows at its next poll and abandons the graph.
+      m_failure = failure;
+      m_inFlight.fetch_sub(static_cast<int>(m_queue.size()), std::memory_order_acq_rel);
+      m_queue.clear();
+      if (!m_closed) m_workOrClose.store(false, std::memory_order_relaxed);
+    } else {
+      m_finished.push_back(id);
+    }
+    m_anyFinished.store(true, std::memory_order_release);
+    m_finishedCv.notify_all();
   }
 }
 
-void DeviceThread::submit(std::function<void()> work) {
-  TESSERA_REQUIRE_THROWS(!busy(), "the device is already running a task");
+void DeviceThread::setRunner(std::function<void(int)> runner) {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  TESSERA_REQUIRE_THROWS(inFlight() == 0, "the device's runner changed with tasks in flight");
+  m_runner = std::move(runner);
+}
+
+void DeviceThread::submit(int id) {
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
     TESSERA_REQUIRE_THROWS(!m_closed, "the device has been closed");
-    m_done.store(false, std::memory_order_relaxed);
-    m_inFlight.store(true, std::memory_order_release);
-    m_work = std::move(work);
-    m_submitted.store(true, std::memory_order_release);
+    TESSERA_REQUIRE_THROWS(static_cast<bool>(m_runner), "no runner set for the device");
+    m_queue.push_back(id);
+    m_inFlight.fetch_add(1, std::memory_order_acq_rel);
+    m_workOrClose.store(true, std::memory_order_release);
   }
   m_wake.notify_one();
 }
 
-bool DeviceThread::poll() {
-  if (!busy() || !m_done.load(std::memory_order_acquire)) return false;
-  m_inFlight.store(false, std::memory_order_release);
-  if (m_failure) {
-    std::exception_ptr failure = m_failure;
-    m_failure = nullptr;
-    std::rethrow_exception(failure);
+bool DeviceThread::poll(std::vector<int>& finished) {
+  if (!m_anyFinished.load(std::memory_order_acquire)) return false;
+  std::exception_ptr failure;
+  std::size_t collected = 0;
+  {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    collected = m_finished.size();
+    finished.insert(finished.end(), m_finished.begin(), m_finished.end());
+    m_finished.clear();
+    m_inFlight.fetch_sub(static_cast<int>(collected), std::memory_order_acq_rel);
+    std::swap(failure, m_failure);
+    if (failure) m_inFlight.fetch_sub(1, std::memory_order_acq_rel);  // the failed task
+    m_anyFinished.store(false, std::memory_order_relaxed);
   }
-  return true;
+  if (failure) std::rethrow_exception(failure);
+  return collected > 0;
 }
 
 bool DeviceThread::waitFor(std::chrono::microseconds limit) {
-  const auto finished = [&] { return !busy() || m_done.load(std::memory_order_acquire); };
+  const auto finished = [&] { return !busy() || m_anyFinished.load(std::memory_order_acquire); };
   if (spinUntil(finished, limit)) return true;
   std::unique_lock<std::mutex> lock(m_mutex);
-  return m_finished.wait_for(lock, limit,
-                             [&] { return !busy() || m_done.load(std::memory_order_acquire); });
+  return m_finishedCv.wait_for(lock, limit, finished);
 }
 
 void DeviceThread::close() {
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_closed = true;
-    m_submitted.store(true, std::memory_order_release);
+    m_workOrClose.store(true, std::memory_order_release);
   }
   m_wake.notify_one();
 }
@@ -99,7 +119,7 @@ void DeviceThread::close() {
 void DeviceThread::reopen() {
   const std::lock_guard<std::mutex> lock(m_mutex);
   m_closed = false;
-  m_submitted.store(static_cast<bool>(m_work), std::memory_order_release);
+  m_workOrClose.store(!m_queue.empty(), std::memory_order_release);
 }
 
 }  // namespace tessera

@@ -1,59 +1,70 @@
 #pragma once
-// The device: runs one task's kernels at a time on the thread that
-// initialised Kokkos (Kokkos 3.4's OpenMP backend launches kernels only from
-// that thread), while the control thread submits work and polls for its
-// completion without blocking.
+// The device: runs tasks' kernels on the thread that initialised Kokkos
+// (Kokkos 3.4's OpenMP backend launches kernels only from that thread),
+// one task at a time, from a queue the control thread fills. The control
+// thread submits tasks (by id) and collects the finished ones without
+// blocking; a queue several tasks deep lets the device run short tasks back
+// to back instead of waiting for a hand-over after each.
 //
 // A hand-over costs two thread wake-ups through the kernel when each side
 // sleeps on a condition variable (about 5 us each on this machine, against
 // tasks of a few microseconds). So each side first spins for a short while,
 // yielding its core between looks: on two cores the hand-over then takes
-// well under a microsecond, and on one core a yield hands the core straight
-// to the other side. Only after that does it sleep, so a long kernel or an
+// a microsecond or so, and on one core a yield hands the core straight to
+// the other side. Only after that does it sleep, so a long kernel or an
 // idle device costs no core.
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <vector>
 
 namespace tessera {
 
 class DeviceThread {
  public:
   // ---- the device thread ----
-  // Runs submitted work until close(); returns then.
+  // Runs submitted tasks until close(); returns then.
   void serve();
 
   // ---- the control thread ----
-  // Hands over one piece of work; the device must be idle.
-  void submit(std::function<void()> work);
-  // True from submit until poll() has reported the completion.
-  bool busy() const { return m_inFlight.load(std::memory_order_acquire); }
-  // True once when submitted work has finished; rethrows its exception.
-  bool poll();
-  // Blocks until the submitted work finishes or `limit` passes, without
-  // taking a core from the device; true if it finished (poll() to collect).
+  // What running task `id` means, until the next call (set before submitting).
+  void setRunner(std::function<void(int)> runner);
+  // Queues task `id` behind those already submitted.
+  void submit(int id);
+  // Tasks submitted and not yet collected by poll().
+  int inFlight() const { return m_inFlight.load(std::memory_order_acquire); }
+  bool busy() const { return inFlight() > 0; }
+  // Appends the tasks that finished since the last call to `finished`, in the
+  // order they ran; true if there were any. Rethrows a task's exception (the
+  // tasks queued behind it are dropped).
+  bool poll(std::vector<int>& finished);
+  // Blocks until a task finishes or `limit` passes, without taking a core
+  // from the device; true if one did (poll() to collect).
   bool waitFor(std::chrono::microseconds limit);
-  // Lets serve() return once the current work is done.
+  // Lets serve() return once the queue is empty.
   void close();
   // Lets a closed executor serve again: the device and control threads of
   // a scheduler live for the whole run and serve one graph at a time.
   void reopen();
-  // Seconds the device spent running work.
+  // Seconds the device spent running tasks.
   double busySeconds() const { return m_busySeconds; }
 
  private:
   std::mutex m_mutex;
-  std::condition_variable m_wake;
-  std::condition_variable m_finished;
-  std::function<void()> m_work;
-  std::atomic<bool> m_submitted{false};  // work waits in m_work (or close() was called)
+  std::condition_variable m_wake;      // the device: work or close
+  std::condition_variable m_finishedCv;  // the control thread: a task finished
+  std::function<void(int)> m_runner;
+  std::deque<int> m_queue;
+  std::vector<int> m_finished;
   bool m_closed = false;
-  std::atomic<bool> m_inFlight{false};
-  std::atomic<bool> m_done{false};
+  std::atomic<bool> m_workOrClose{false};  // m_queue not empty, or closed
+  std::atomic<bool> m_anyFinished{false};  // m_finished not empty, or failed
+  std::atomic<int> m_inFlight{0};
   std::exception_ptr m_failure;
   double m_busySeconds = 0.0;
 };
