@@ -13,7 +13,7 @@ TaskBench::TaskBench(ApplicationContext& context)
 Schema TaskBench::deckSchema() const {
   Schema schema("Task Bench's stencil_1d pattern over the patches along x");
   schema.optional("iterations", ValueType::Int,
-                  "busy work per task: iterations of 8 fused multiply-adds (default 0)")
+                  "busy work per task: iterations of 8 multiply-adds (default 0)")
       .range("iterations", 0);
   return schema;
 }

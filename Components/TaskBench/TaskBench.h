@@ -18,7 +18,7 @@ class TaskBench final : public Application {
  public:
   explicit TaskBench(ApplicationContext& context);
 
-  // Flops of one iteration of busy work (8 chains of one fused multiply-add).
+  // Flops of one iteration of busy work (8 chains of one multiply-add).
   static constexpr int kFlopsPerIteration = 16;
 
   Schema deckSchema() const override;

@@ -2,9 +2,12 @@
 """Reproduces the seed paper's scheduler comparison (host.sync, acc.sync,
 acc.async; Table III) on this machine with the Burgers deck.
 
-For each patch shape and rank count it runs sus in the three modes, takes the
-median of --runs runs of the time per timestep, and reports the async
-improvement (T_sync - T_async) / T_async. Writes a JSON file and, when
+For each patch shape, rank count and (on 2 ranks) load balancer (SFC, and
+round robin, which puts every neighbour on the other rank: the most
+communication to hide) it runs sus in the three modes, interleaved, takes
+the median of --runs runs of the time per timestep, and reports the async
+improvement (T_sync - T_async) / T_async and how far the slowest mode is
+from the fastest. Writes a JSON file and, when
 matplotlib is available (Debian: python3-matplotlib), a PNG chart.
 
 usage: scripts/bench/scheduler_variants.py [--runs 5] [--ranks 1,2] [--steps 20]
@@ -27,14 +30,15 @@ PAPER_NAMES = {"host": "host.sync", "sync": "acc.sync", "async": "acc.async"}
 PATCH_SHAPES = [(16, 16, 64), (32, 32, 32), (32, 32, 64), (64, 64, 64), (64, 64, 128)]
 
 
-def run_once(sus, deck, mode, ranks, threads, layout, steps, resolution):
+def run_once(sus, deck, mode, ranks, threads, layout, steps, resolution, balancer):
     mpirun = ["mpirun", "--oversubscribe", "--bind-to", "none", "-n", str(ranks)]
     if os.geteuid() == 0:
         mpirun.insert(1, "--allow-run-as-root")
     cmd = mpirun + [str(sus), "--quiet", "--scheduler", mode, "--nthreads", str(threads),
                     "--max-timesteps", str(steps),
                     "--set", f"grid.level.resolution=[{resolution},{resolution},{resolution}]",
-                    "--set", "grid.level.patches=[{},{},{}]".format(*layout), str(deck)]
+                    "--set", "grid.level.patches=[{},{},{}]".format(*layout),
+                    "--set", f"load_balancer.type={balancer}", str(deck)]
     env = dict(os.environ, OMP_PROC_BIND="false")
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
@@ -43,6 +47,32 @@ def run_once(sus, deck, mode, ranks, threads, layout, steps, resolution):
     overlap = float(re.search(r"overlapped with device work ([0-9.]+) %", done.stdout).group(1))
     digest = re.search(r"^digest u (\w+)", done.stdout, re.M).group(1)
     return per_step, overlap, digest
+
+
+def measure(args, ranks, threads, balancer, shape):
+    """One case: --runs runs of each mode, interleaved (one of each in turn)."""
+    layout = tuple(args.resolution // s for s in shape)
+    row = {"ranks": ranks, "device_threads": threads, "patch": "x".join(map(str, shape)),
+           "balancer": balancer, "layout": layout, "cells": args.resolution ** 3}
+    samples = {mode: [] for mode in MODES}
+    for _ in range(args.runs):
+        for mode in MODES:
+            samples[mode].append(run_once(args.sus, args.deck, mode, ranks, threads, layout,
+                                          args.steps, args.resolution, balancer))
+    digests = set()
+    for mode in MODES:
+        row[f"{mode}_ms_per_step"] = statistics.median(s[0] for s in samples[mode])
+        row[f"{mode}_ms_samples"] = [s[0] for s in samples[mode]]
+        row[f"{mode}_overlap_percent"] = statistics.median(s[1] for s in samples[mode])
+        digests.update(s[2] for s in samples[mode])
+    row["digests_identical"] = len(digests) == 1
+    row["async_improvement_percent"] = 100.0 * (row["sync_ms_per_step"] - row["async_ms_per_step"]) \
+        / row["async_ms_per_step"]
+    fastest = min(row[f"{m}_ms_per_step"] for m in MODES)
+    row["fastest_mode"] = min(MODES, key=lambda m: row[f"{m}_ms_per_step"])
+    row["slowest_over_fastest_percent"] = 100.0 * (
+        max(row[f"{m}_ms_per_step"] for m in MODES) / fastest - 1.0)
+    return row
 
 
 def main():
@@ -61,32 +91,28 @@ def main():
     results = []
     for ranks in [int(r) for r in args.ranks.split(",")]:
         threads = max(1, cores // ranks)
-        for shape in PATCH_SHAPES:
-            layout = tuple(args.resolution // s for s in shape)
-            row = {"ranks": ranks, "device_threads": threads, "patch": "x".join(map(str, shape)),
-                   "layout": layout, "cells": args.resolution ** 3}
-            digests = set()
-            for mode in MODES:
-                samples = [run_once(args.sus, args.deck, mode, ranks, threads, layout, args.steps,
-                                    args.resolution) for _ in range(args.runs)]
-                row[f"{mode}_ms_per_step"] = statistics.median(s[0] for s in samples)
-                row[f"{mode}_ms_samples"] = [s[0] for s in samples]
-                row[f"{mode}_overlap_percent"] = statistics.median(s[1] for s in samples)
-                digests.update(s[2] for s in samples)
-            row["digests_identical"] = len(digests) == 1
-            row["async_improvement_percent"] = 100.0 * (row["sync_ms_per_step"] - row["async_ms_per_step"]) \
-                / row["async_ms_per_step"]
-            results.append(row)
-            print(f"ranks {ranks} patch {row['patch']:>10}: " +
-                  "  ".join(f"{PAPER_NAMES[m]} {row[f'{m}_ms_per_step']:7.2f} ms" for m in MODES) +
-                  f"  async improvement {row['async_improvement_percent']:+6.1f} %"
-                  f"  overlap {row['async_overlap_percent']:.0f} %"
-                  f"  digests {'identical' if row['digests_identical'] else 'DIFFER'}", flush=True)
+        # Round-robin balancing scatters the patches: every neighbour is on
+        # the other rank, the most communication there is to hide.
+        for balancer in (["sfc", "round_robin"] if ranks > 1 else ["sfc"]):
+            for shape in PATCH_SHAPES:
+                row = measure(args, ranks, threads, balancer, shape)
+                results.append(row)
+                print(f"ranks {ranks} {balancer:>11} patch {row['patch']:>10}: " +
+                      "  ".join(f"{PAPER_NAMES[m]} {row[f'{m}_ms_per_step']:7.2f} ms" for m in MODES) +
+                      f"  async improvement {row['async_improvement_percent']:+6.1f} %"
+                      f"  slowest/fastest {row['slowest_over_fastest_percent']:+5.1f} %"
+                      f"  overlap {row['async_overlap_percent']:.0f} %"
+                      f"  digests {'identical' if row['digests_identical'] else 'DIFFER'}", flush=True)
     summary = {"machine_cores": cores, "runs": args.runs, "steps": args.steps, "results": results}
     for ranks in sorted({r["ranks"] for r in results}):
-        gains = [r["async_improvement_percent"] for r in results if r["ranks"] == ranks]
-        summary[f"mean_async_improvement_percent_{ranks}_ranks"] = statistics.mean(gains)
-        summary[f"max_async_improvement_percent_{ranks}_ranks"] = max(gains)
+        for balancer in sorted({r["balancer"] for r in results if r["ranks"] == ranks}):
+            rows = [r for r in results if r["ranks"] == ranks and r["balancer"] == balancer]
+            gains = [r["async_improvement_percent"] for r in rows]
+            key = f"{ranks}_ranks_{balancer}"
+            summary[f"mean_async_improvement_percent_{key}"] = statistics.mean(gains)
+            summary[f"max_async_improvement_percent_{key}"] = max(gains)
+            summary[f"worst_slowest_over_fastest_percent_{key}"] = max(
+                r["slowest_over_fastest_percent"] for r in rows)
     (out / "scheduler_variants.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps({k: v for k, v in summary.items() if k != "results"}, indent=2))
     try:
@@ -106,7 +132,8 @@ def main():
             ax.bar([x + offset for x in xs], [r[f"{mode}_ms_per_step"] for r in rows], width,
                    label=PAPER_NAMES[mode])
         ax.set_xticks(list(xs))
-        ax.set_xticklabels([r["patch"] for r in rows], rotation=20)
+        ax.set_xticklabels([r["patch"] + ("" if r["balancer"] == "sfc" else "\nround robin") for r in rows],
+                           rotation=20, fontsize=8)
         ax.set_xlabel("patch size (128^3 cells)")
         ax.set_ylabel("ms per timestep (median)")
         ax.set_title(f"Burgers, {ranks} rank(s) x {rows[0]['device_threads']} device thread(s)")
