@@ -153,6 +153,42 @@ TEST(DeviceThread, PollRethrowsAndDropsTheTasksBehindTheFailedOne) {
   EXPECT_EQ(finished, (std::vector<int>{0, 3}));
 }
 
+// What a control thread does when its graph fails: the running task
+// finishes, the queued ones never run, and the device is clean for the next.
+TEST(DeviceThread, DrainWaitsForTheRunningTaskAndDropsTheQueue) {
+  DeviceThread device;
+  std::vector<int> ran, finished;
+  std::atomic<bool> started{false};
+  int inFlightAfter = -1;
+  bool pollAfter = true;
+  std::string failure;
+  withControlThread(
+      device,
+      [&] {
+        device.setRunner([&](int id) {
+          started = true;
+          std::this_thread::sleep_for(20ms);
+          ran.push_back(id);
+        });
+        for (int id : {0, 1, 2})
+          device.submit(id);
+        while (!started.load())
+          std::this_thread::yield();
+        device.drain();
+        inFlightAfter = device.inFlight();
+        pollAfter = device.poll(finished);
+        device.setRunner([&](int id) { ran.push_back(10 + id); });
+        device.submit(3);
+        EXPECT_TRUE(collect(device, finished, 1));
+      },
+      failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(inFlightAfter, 0);
+  EXPECT_FALSE(pollAfter) << "drained tasks are not reported";
+  EXPECT_EQ(ran, (std::vector<int>{0, 13}));
+  EXPECT_EQ(finished, (std::vector<int>{3}));
+}
+
 TEST(DeviceThread, SubmitWithoutARunnerOrAfterCloseThrows) {
   DeviceThread device;
   std::string noRunner, failure;

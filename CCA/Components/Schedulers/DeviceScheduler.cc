@@ -42,6 +42,12 @@ class DeviceScheduler::ControlLoop {
     }
   }
 
+  ControlLoop(const ControlLoop&) = delete;
+  ControlLoop& operator=(const ControlLoop&) = delete;
+  // Whatever way the graph ended, nothing of it may still run on the device
+  // once this loop (which the device's runner refers to) is gone.
+  ~ControlLoop() { m_device.drain(); }
+
   void run() {
     m_state.setDeviceBusyProbe([this] { return m_device.busy(); });
     m_device.setRunner([this](int id) {

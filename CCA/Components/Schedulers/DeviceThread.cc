@@ -107,6 +107,21 @@ bool DeviceThread::waitFor(std::chrono::microseconds limit) {
   return m_finishedCv.wait_for(lock, limit, finished);
 }
 
+void DeviceThread::drain() {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  m_inFlight.fetch_sub(static_cast<int>(m_queue.size()), std::memory_order_acq_rel);
+  m_queue.clear();
+  if (!m_closed) m_workOrClose.store(false, std::memory_order_relaxed);
+  const auto settled = [&] {
+    return inFlight() == static_cast<int>(m_finished.size()) + (m_failure ? 1 : 0);
+  };
+  m_finishedCv.wait(lock, settled);
+  m_inFlight.store(0, std::memory_order_release);
+  m_finished.clear();
+  m_failure = nullptr;
+  m_anyFinished.store(false, std::memory_order_relaxed);
+}
+
 void DeviceThread::close() {
   {
     const std::lock_guard<std::mutex> lock(m_mutex);

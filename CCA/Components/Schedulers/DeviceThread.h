@@ -46,6 +46,11 @@ class DeviceThread {
   // Blocks until a task finishes or `limit` passes, without taking a core
   // from the device; true if one did (poll() to collect).
   bool waitFor(std::chrono::microseconds limit);
+  // Drops the queued tasks, waits for the one running (if any) to finish,
+  // and forgets what was not collected, failures included: after it the
+  // device holds nothing of the graph that was running. The control thread
+  // calls it when a graph ends, normally or not.
+  void drain();
   // Lets serve() return once the queue is empty.
   void close();
   // Lets a closed executor serve again: the device and control threads of

@@ -90,8 +90,7 @@ void GhostExchange::taskFinished(const DetailedTask& task) {
     if (--m_pendingProducers[static_cast<std::size_t>(send)] == 0) postSend(send);
   }
   if (task.eagerCopiesToRelease.empty()) return;
-  const CommTimer timer(m_context);
-  const ScopedTimer packing(m_context.stats.packSeconds);
+  const CommTimer timer(m_context, &m_context.stats.packSeconds);
   const TraceScope traced(m_context.trace, "eager ghost copies", "comm", task.id);
   for (int copy : task.eagerCopiesToRelease) {
     if (--m_pendingEagerProducers[static_cast<std::size_t>(copy)] == 0) performEagerCopy(copy);
@@ -198,8 +197,7 @@ void GhostExchange::performFills(const DetailedTask& task) {
   TESSERA_REQUIRE_THROWS(inputsArrived(task), "ghost fill of " << task.describe(m_graph.tasks)
                                                                << " before its messages arrived");
   if (task.fills.empty()) return;
-  const CommTimer timer(m_context);
-  const ScopedTimer packing(m_context.stats.packSeconds);
+  const CommTimer timer(m_context, &m_context.stats.packSeconds);
   const TraceScope traced(m_context.trace, "ghost fill", "comm", task.id);
   for (int index : task.fills) {
     if (m_fillDone[static_cast<std::size_t>(index)]) continue;
