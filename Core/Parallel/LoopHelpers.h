@@ -76,15 +76,21 @@ class HostRows {
 // work. Each cell is computed the same way either way, so are the bits.
 constexpr std::int64_t kInlineCells = 1024;
 
+// Calls rows(j, k) for every x row of `box` on the calling thread.
+template <class Rows>
+void forEachRowInline(const Box& box, const Rows& rows) {
+  for (int k = box.lo().z; k < box.hi().z; ++k)
+    for (int j = box.lo().y; j < box.hi().y; ++j)
+      rows(j, k);
+}
+
 // Calls rows(j, k) for every x row of `box` on a host space.
 template <class ExecSpace, class Rows>
 void forEachRowOnHost(const std::string& label, const ExecSpace& space, const Box& box,
                       const Rows& rows) {
   static_assert(runsOnHost<ExecSpace>, "row loops are for host execution spaces");
   if (box.volume() <= kInlineCells) {
-    for (int k = box.lo().z; k < box.hi().z; ++k)
-      for (int j = box.lo().y; j < box.hi().y; ++j)
-        rows(j, k);
+    forEachRowInline(box, rows);
     return;
   }
   const HostRows split(space, box);

@@ -48,9 +48,7 @@ void stencilFor(const std::string& label, const ExecSpace& space, const Box& box
     const int loX = box.lo().x;
     const int hiX = box.hi().x;
     if (box.volume() <= kInlineCells) {
-      for (int k = box.lo().z; k < box.hi().z; ++k)
-        for (int j = box.lo().y; j < box.hi().y; ++j)
-          stencilRow(body, in, out, loX, hiX, j, k);
+      forEachRowInline(box, [&](int j, int k) { stencilRow(body, in, out, loX, hiX, j, k); });
       return;
     }
     const HostRows split(space, box);
