@@ -95,6 +95,17 @@ class ArchiveFileTest : public ::testing::Test {
  protected:
   Communicator comm = Communicator::borrow(MPI_COMM_WORLD);
   Labels labels;
+  std::vector<std::string> m_directories;  // made by writeSample; removed after the test
+
+  // Tests leave nothing in the temporary directory.
+  void TearDown() override {
+    comm.barrier();  // every rank is done with the files
+    if (comm.isRoot()) {
+      for (const std::string& dir : m_directories)
+        std::filesystem::remove_all(dir);
+    }
+    comm.barrier();
+  }
 
   std::string writeSample(const std::string& name) {
     Grid grid;
@@ -111,7 +122,8 @@ class ArchiveFileTest : public ::testing::Test {
     dw.setReducedValue(labels.sum, reinterpret_cast<const std::byte*>(&sum));
     dw.setReducedValue(labels.lowest, reinterpret_cast<const std::byte*>(&lowest));
     dw.setReducedValue(labels.count, reinterpret_cast<const std::byte*>(&count));
-    const std::string path = sharedDirectory(comm, name) + "/t00007.h5";
+    m_directories.push_back(sharedDirectory(comm, name));
+    const std::string path = m_directories.back() + "/t00007.h5";
     writeArchiveFile(path, comm, ArchiveStep{7, 0.125, 0.0625, "test"}, level, owners, labels.cells(),
                      labels.reductions(), dw);
     return path;
