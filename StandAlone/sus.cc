@@ -5,6 +5,7 @@
 #include "CCA/Components/Parent/ComponentRegistry.h"
 #include "CCA/Components/SimulationController/SimulationController.h"
 #include "Components/RegisterComponents.h"
+#include "Core/Parallel/Agreement.h"
 #include "Core/Parallel/Environment.h"
 #include "Core/ProblemSpec/ProblemSpec.h"
 #include "Core/Util/Error.h"
@@ -15,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 namespace {
@@ -57,19 +59,28 @@ int runSus(const Options& options, const tessera::Communicator& world) {
              std::cout);
   ComponentRegistry components;
   registerComponents(components);
-  // A restart runs the deck stored in the run directory.
+  // A restart runs the deck stored in the run directory. Every rank reads
+  // the deck; they agree on it before anything collective.
   const std::string deckPath = options.restartDir.empty() ? options.deck : options.restartDir + "/input.yaml";
-  ProblemSpec deck = ProblemSpec::fromFile(deckPath);
-  for (const std::string& assignment : options.overrides) {
-    const auto equals = assignment.find('=');
-    if (equals == std::string::npos || equals == 0) {
-      throw InputError("--set expects KEY.PATH=VALUE, got '" + assignment + "'");
+  ProblemSpec deck = agreeOn(world, [&] {
+    if (!options.restartDir.empty() && !std::filesystem::exists(options.restartDir + "/index.yaml")) {
+      throw InputError("'" + options.restartDir +
+                       "' is not a Tessera run directory (it has no index.yaml); give the "
+                       "directory a run wrote, e.g. burgers.tsa");
     }
-    deck = deck.withOverride(assignment.substr(0, equals), assignment.substr(equals + 1));
-  }
+    ProblemSpec read = ProblemSpec::fromFile(deckPath);
+    for (const std::string& assignment : options.overrides) {
+      const auto equals = assignment.find('=');
+      if (equals == std::string::npos || equals == 0) {
+        throw InputError("--set expects KEY.PATH=VALUE, got '" + assignment + "'");
+      }
+      read = read.withOverride(assignment.substr(0, equals), assignment.substr(equals + 1));
+    }
+    return read;
+  });
   SimulationController controller(deck, components, world, log);
   if (options.validateOnly) {
-    controller.validate();
+    agreeOn(world, [&] { controller.validate(); });
     if (world.isRoot()) std::cout << deckPath << ": valid\n";
     return kExitSuccess;
   }
@@ -86,6 +97,22 @@ int runSus(const Options& options, const tessera::Communicator& world) {
   const RunResult result = controller.run(run);
   if (world.isRoot()) printRunReport(std::cout, result, world.size());
   return kExitSuccess;
+}
+
+// An error all ranks agreed on is reported once, by rank 0, and every rank
+// returns the exit code. Any other error may have left the other ranks in a
+// collective: the rank that saw it reports it and aborts the job.
+int reportFailure(const tessera::Communicator& world, const std::string& what, bool badInput,
+                  bool agreed) {
+  const int code = badInput ? kExitBadInput : kExitRuntimeFailure;
+  const char* kind = badInput ? "error" : "runtime failure";
+  if (agreed || world.size() == 1) {
+    if (world.isRoot()) std::cerr << "sus: " << kind << ": " << what << std::endl;
+    return code;
+  }
+  std::cerr << "sus: " << kind << " on rank " << world.rank() << ": " << what << std::endl;
+  MPI_Abort(world.get(), code);
+  return code;
 }
 
 }  // namespace
@@ -141,13 +168,10 @@ int main(int argc, char** argv) {
   const tessera::Communicator& world = env.world();
   try {
     return runSus(options, world);
-  } catch (const tessera::InputError& e) {
-    // Input errors are found identically on every rank: one report suffices.
-    if (world.isRoot()) std::cerr << "sus: error: " << e.what() << "\n";
-    return kExitBadInput;
+  } catch (const tessera::Error& e) {
+    return reportFailure(world, e.what(), dynamic_cast<const tessera::InputError*>(&e) != nullptr,
+                         e.agreedByAllRanks());
   } catch (const std::exception& e) {
-    std::cerr << "sus: runtime failure on rank " << world.rank() << ": " << e.what() << "\n";
-    if (world.size() > 1) MPI_Abort(world.get(), kExitRuntimeFailure);
-    return kExitRuntimeFailure;
+    return reportFailure(world, e.what(), false, false);
   }
 }

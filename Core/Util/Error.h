@@ -17,6 +17,15 @@ namespace tessera {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+  // True when every rank of the run raised this error together, after
+  // agreeing on it (Core/Parallel/Agreement.h): whoever catches it may end
+  // the run normally, reporting it once. Any other error on one rank of
+  // several must abort the job, for the others may wait in a collective.
+  bool agreedByAllRanks() const { return m_agreed; }
+  void markAgreedByAllRanks() { m_agreed = true; }
+
+ private:
+  bool m_agreed = false;
 };
 
 // A failure caused by what the user gave us: a deck, an option, an archive

@@ -676,9 +676,11 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesTheMessageARankWaitsFor) {
 
 // Rank 1 fails at once while rank 0 still computes the ghost cells it will
 // send there (larger than any eager limit, so the send completes only when
-// received). Rank 0's watchdog names that send instead of waiting for it
-// forever; ranks 2 and up own nothing. Afterwards the graph runs everywhere.
-TEST_P(DeviceSchedulerModeTest, WatchdogNamesASendAFailedPeerNeverReceives) {
+// received). Rank 1 does not drop its posted receive at once: it completes
+// what its peers still send (ExecutionState::abandon), so rank 0's graph
+// finishes instead of leaving a send no one takes; ranks 2 and up own
+// nothing. Afterwards the graph runs everywhere, with the right values.
+TEST_P(DeviceSchedulerModeTest, AFailedPeerStillTakesTheMessageSentToIt) {
   const int size = m_world.size();
   const int rank = m_world.rank();
   LevelSpec spec;
@@ -695,7 +697,7 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesASendAFailedPeerNeverReceives) {
   bool fail = size > 1;
   std::int64_t wrong = 0;
   SchedulerOptions options;
-  options.watchdogSeconds = 1.0;
+  options.watchdogSeconds = 60.0;  // only a hang reaches it
   const auto scheduler = makeScheduler(GetParam(), m_world, options);
   scheduler->beginGraph("producer");
   scheduler->addTask(std::move(Task("produce",
@@ -730,12 +732,9 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesASendAFailedPeerNeverReceives) {
     OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
     OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
     if (size > 1 && rank == 0) {
-      ASSERT_EQ(graph.sends.size(), 1U);
-      ASSERT_GT(graph.sends[0].bytes, std::size_t{65536});
-      const std::string message =
-          messageOf<WatchdogError>([&] { scheduler->execute(graph, oldDW, newDW); });
-      EXPECT_TRUE(contains(message, "send to rank 1 (phase 1")) << message;
-      EXPECT_TRUE(contains(message, "not yet received")) << message;
+      EXPECT_EQ(graph.sends.size(), 1U);
+      EXPECT_GT(graph.sends.empty() ? 0 : graph.sends[0].bytes, std::size_t{65536});
+      EXPECT_NO_THROW(scheduler->execute(graph, oldDW, newDW));
     } else if (size > 1 && rank == 1) {
       EXPECT_EQ(messageOf<std::runtime_error>([&] { scheduler->execute(graph, oldDW, newDW); }),
                 "producer failed");

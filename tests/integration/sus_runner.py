@@ -66,6 +66,31 @@ class Sus:
         return SusRun(done.returncode, done.stdout, done.stderr)
 
 
+def load_index(path):
+    """index.yaml as {'outputs': [(timestep, time, delt, file)], 'checkpoints': [...], other keys: str}."""
+    text = path.read_text()
+    try:
+        import yaml
+        raw = yaml.safe_load(text)
+    except ImportError:  # python3-yaml is optional: the index is simple enough to read by hand
+        raw, section = {}, None
+        for line in text.splitlines():
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#") or stripped == "[]":
+                continue
+            if not line.startswith(" "):
+                section, _, value = line.partition(":")
+                raw[section] = value.strip() or []
+            elif stripped.startswith("- {") and stripped.endswith("}"):
+                raw[section].append(dict(part.split(": ", 1) for part in stripped[3:-1].split(", ")))
+    index = {key: value for key, value in raw.items() if key not in ("outputs", "checkpoints")}
+    for key in ("outputs", "checkpoints"):
+        index[key] = [(int(e["timestep"]), float(e["time"]), float(e["delt"]), str(e["file"]))
+                      for e in raw.get(key) or []]
+    return index
+
+
+
 class Checks:
     """Named pass/fail checks that print as they go and end with the closing line CI reads."""
 

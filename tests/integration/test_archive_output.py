@@ -1,17 +1,123 @@
-"""Outputs are the same datasets for any rank count and patch layout, and the
-XDMF files are valid XML that reference existing datasets.
+"""Outputs are the same datasets for any rank count and patch layout, the
+comparer's tolerances mean what the docs say, and the XDMF files describe the
+grid of the deck (origin, spacing, node and cell counts) at the times of the
+index, pointing at datasets that exist.
 
 usage: test_archive_output.py --sus S --mpirun M [--mpirun-flag=F]... DECK TOOLS_DIR WORKDIR
+
+WORKDIR is emptied first and removed at the end.
 """
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from sus_runner import Checks, Sus, parse_common_args
+from sus_runner import load_index, Checks, Sus, parse_common_args
 
 CONFIGURATIONS = [(1, []), (2, []), (4, ["load_balancer.type=round_robin"]), (3, ["grid.level.patches=[3,1,5]"])]
+
+# A grid with a different cell count, extent, origin and extra-cell width on
+# every axis, so that a swapped axis or a dropped extra cell shows in the XDMF.
+ANISOTROPIC = {"lower": [0.0, -0.5, 0.25], "upper": [1.0, 1.5, 1.25], "resolution": [12, 9, 6],
+               "extra_cells": [1, 2, 1]}
+
+
+def h5_dimensions(path, dataset):
+    """The dimensions h5ls reports for a dataset, or None."""
+    listing = subprocess.run(["h5ls", str(path)], capture_output=True, text=True)
+    for line in listing.stdout.splitlines():
+        fields = line.split(None, 1)
+        if len(fields) == 2 and fields[0] == dataset:
+            found = re.search(r"Dataset \{([0-9, ]+)\}", fields[1])
+            return [int(n) for n in found.group(1).split(",")] if found else None
+    return None
+
+
+def close(a, b):
+    return all(abs(x - y) <= 1e-12 * max(1.0, abs(y)) for x, y in zip(a, b)) and len(a) == len(b)
+
+
+def check_xdmf(check, run_dir, grid, label):
+    """run.xmf and every tNNNNN.xmf against index.yaml and the grid of the deck."""
+    index = load_index(run_dir / "index.yaml")
+    outputs = index["outputs"]
+    cells = [r + 2 * e for r, e in zip(grid["resolution"], grid["extra_cells"])]  # x, y, z
+    spacing = [(u - l) / r for l, u, r in zip(grid["lower"], grid["upper"], grid["resolution"])]
+    origin = [l - e * h for l, e, h in zip(grid["lower"], grid["extra_cells"], spacing)]
+    # XDMF lists z first (the datasets are (z, y, x)); a CoRectMesh counts nodes.
+    want_nodes = [n + 1 for n in reversed(cells)]
+    want_cells = list(reversed(cells))
+    want_origin, want_spacing = list(reversed(origin)), list(reversed(spacing))
+
+    def numbers(text, kind=float):
+        return [kind(v) for v in text.split()]
+
+    def check_grid(name, element, entry):
+        timestep, time, _, file = entry
+        problems = []
+        if element.get("Name") != f"timestep {timestep}" or element.get("GridType") != "Uniform":
+            problems.append(f"grid {element.attrib} is not 'timestep {timestep}', Uniform")
+        times = element.findall("Time")
+        if len(times) != 1 or float(times[0].get("Value")) != time:
+            problems.append(f"time {[t.get('Value') for t in times]} != index time {time!r}")
+        topology = element.find("Topology")
+        if (topology is None or topology.get("TopologyType") != "3DCoRectMesh"
+                or numbers(topology.get("Dimensions", ""), int) != want_nodes):
+            problems.append(f"topology {None if topology is None else topology.attrib}, want nodes {want_nodes}")
+        geometry = element.find("Geometry")
+        items = [] if geometry is None else geometry.findall("DataItem")
+        if (geometry is None or geometry.get("GeometryType") != "ORIGIN_DXDYDZ" or len(items) != 2
+                or not close(numbers(items[0].text), want_origin) or not close(numbers(items[1].text), want_spacing)):
+            problems.append(f"geometry {[i.text for i in items]}, want origin {want_origin} spacing {want_spacing}")
+        attributes = element.findall("Attribute")
+        if [a.get("Name") for a in attributes] != ["u"]:
+            problems.append(f"attributes {[a.get('Name') for a in attributes]}, want ['u']")
+        for attribute in attributes:
+            item = attribute.find("DataItem")
+            if (attribute.get("Center") != "Cell" or item is None or item.get("Format") != "HDF"
+                    or numbers(item.get("Dimensions", ""), int) != want_cells
+                    or item.text.strip() != f"{file}:/{attribute.get('Name')}"
+                    or h5_dimensions(run_dir / file, attribute.get("Name")) != want_cells):
+                problems.append(f"attribute {attribute.get('Name')}: {None if item is None else item.attrib} "
+                                f"{None if item is None else item.text!r}, dataset "
+                                f"{h5_dimensions(run_dir / file, attribute.get('Name'))}, want {want_cells} in {file}")
+        check(f"{label}: {name} '{element.get('Name')}' has the deck's grid, the index's time and its dataset",
+              not problems, "\n".join(problems))
+
+    check(f"{label}: the index lists outputs", len(outputs) >= 3, str(index))
+    try:
+        run = ET.parse(run_dir / "run.xmf").getroot()
+    except (ET.ParseError, OSError) as error:
+        check(f"{label}: run.xmf is valid XML", False, str(error))
+        return
+    collections = run.findall("Domain/Grid")
+    collection = collections[0] if len(collections) == 1 else None
+    check(f"{label}: run.xmf is one temporal collection",
+          run.tag == "Xdmf" and collection is not None and collection.get("GridType") == "Collection"
+          and collection.get("CollectionType") == "Temporal", ET.tostring(run, encoding="unicode")[:400])
+    grids = collection.findall("Grid") if collection is not None else []
+    check(f"{label}: run.xmf lists the index's outputs in order (timesteps and times equal)",
+          [(g.get("Name"), float(g.find("Time").get("Value"))) for g in grids]
+          == [(f"timestep {t}", time) for t, time, _, _ in outputs],
+          f"{[(g.get('Name'), g.find('Time').get('Value')) for g in grids]} vs {outputs}")
+    for element, entry in zip(grids, outputs):
+        check_grid("run.xmf", element, entry)
+
+    singles = sorted(p.name for p in run_dir.glob("t*.xmf"))
+    check(f"{label}: one tNNNNN.xmf per output", singles == [f"{pathlib.Path(f).stem}.xmf" for *_, f in outputs],
+          f"{singles} vs {outputs}")
+    for entry in outputs:
+        path = run_dir / f"{pathlib.Path(entry[3]).stem}.xmf"
+        try:
+            grids = ET.parse(path).getroot().findall("Domain/Grid")
+        except (ET.ParseError, OSError) as error:
+            check(f"{label}: {path.name} is valid XML", False, str(error))
+            continue
+        check(f"{label}: {path.name} holds one grid", len(grids) == 1, str(grids))
+        if grids:
+            check_grid(path.name, grids[0], entry)
 
 
 def main():
@@ -19,8 +125,19 @@ def main():
     deck, tools, work = rest[0], pathlib.Path(rest[1]), pathlib.Path(rest[2])
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    sus = Sus(sus_path, mpirun, flags)
+    try:
+        run_checks(Sus(sus_path, mpirun, flags), deck, tools, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_checks(sus, deck, tools, work):
     check = Checks()
+    compare = str(tools / "tessera-compare")
+
+    def run_compare(*args):
+        done = subprocess.run([compare, *map(str, args)], capture_output=True, text=True)
+        return done.returncode, done.stdout + done.stderr
 
     runs = []
     for ranks, sets in CONFIGURATIONS:
@@ -28,28 +145,50 @@ def main():
         run = sus.run(deck, ranks=ranks, sets=[f"output.dir={base}", "output.timestep_interval=4", *sets])
         check(f"{ranks} rank(s) {sets} writes its outputs", run.returncode == 0 and base.is_dir(), run.describe())
         runs.append(base)
+    first = load_index(runs[0] / "index.yaml")["outputs"] if (runs[0] / "index.yaml").exists() else []
+    check("outputs every 4 timesteps, plus the initial and the last (timesteps 0, 4, 8, 9)",
+          [t for t, *_ in first] == [0, 4, 8, 9], str(first))
     for other in runs[1:]:
-        done = subprocess.run([str(tools / "tessera-compare"), "--exact", str(runs[0]), str(other)],
-                              capture_output=True, text=True)
-        check(f"{other.name} equals {runs[0].name} bitwise", done.returncode == 0, done.stdout + done.stderr)
+        code, text = run_compare("--exact", runs[0], other)
+        check(f"{other.name} equals {runs[0].name} bitwise", code == 0 and "compared bitwise" in text, text)
+        code, text = run_compare("--abs", "0", "--rel", "0", runs[0], other)
+        check(f"{other.name} equals {runs[0].name} value by value with zero tolerance", code == 0, text)
 
-    # The comparer tells different runs (exit 1) from incomparable ones (exit 2).
-    compare = str(tools / "tessera-compare")
+    # The comparer tells different runs (exit 1) from incomparable ones (exit 2),
+    # and a difference counts only when it exceeds both tolerances.
     fixed_steps = ["output.timestep_interval=4", "time.max_timesteps=8", "time.max_time=1.0"]
     plain, viscous = work / "plain.tsa", work / "viscous.tsa"
-    sus.run(deck, ranks=1, sets=[f"output.dir={plain}", *fixed_steps])
-    sus.run(deck, ranks=2, sets=[f"output.dir={viscous}", *fixed_steps, "burgers.viscosity=0.0101"])
-    done = subprocess.run([compare, str(plain), str(viscous)], capture_output=True, text=True)
-    check("another viscosity compares as different (exit 1) and names the first cell",
-          done.returncode == 1 and "different: 'u' at timestep" in done.stdout and "cell [" in done.stdout,
-          done.stdout + done.stderr)
-    loose = subprocess.run([compare, "--abs", "10", str(plain), str(viscous)], capture_output=True, text=True)
-    check("a wide enough tolerance makes them equal (exit 0)", loose.returncode == 0, loose.stdout + loose.stderr)
+    run = sus.run(deck, ranks=1, sets=[f"output.dir={plain}", *fixed_steps])
+    check("the run with viscosity 0.01 exits 0", run.returncode == 0, run.describe())
+    run = sus.run(deck, ranks=2, sets=[f"output.dir={viscous}", *fixed_steps, "burgers.viscosity=0.0101"])
+    check("the run with viscosity 0.0101 exits 0", run.returncode == 0, run.describe())
+    code, text = run_compare(plain, viscous)
+    found = re.search(r"different: 'u' at timestep \d+ \(time \S+\), cell \[-?\d+, -?\d+, -?\d+\]: "
+                      r"(\S+) vs (\S+) \(difference (\S+)\)", text)
+    check("another viscosity compares as different (exit 1) and names the first cell and both values",
+          code == 1 and found is not None, text)
+    if found:
+        a, b, difference = (float(v) for v in found.groups())
+        check("the reported difference is |a - b| and exceeds the default tolerances (1e-9, 1e-6)",
+              abs(abs(a - b) - difference) <= 1e-15 and difference > 1e-9 and difference > 1e-6 * max(abs(a), abs(b)),
+              text)
+    code, text = run_compare("--abs", "1e-3", "--rel", "1e-2", plain, viscous)
+    check("--abs 1e-3 --rel 1e-2 makes them equal (exit 0)", code == 0 and "equal: 3 outputs" in text, text)
+    code, text = run_compare("--abs", "1e-3", plain, viscous)
+    check("--abs 1e-3 alone (default --rel) keeps them different (exit 1)", code == 1 and "different" in text, text)
+    code, text = run_compare("--abs", "0", "--rel", "1e-2", plain, viscous)
+    check("--rel 1e-2 alone (--abs 0) keeps them different (exit 1)", code == 1 and "different" in text, text)
+    code, text = run_compare("--exact", plain, viscous)
+    check("--exact finds them different (exit 1)", code == 1 and "different" in text, text)
+
     coarse = work / "coarse.tsa"
-    sus.run(deck, ranks=1, sets=[f"output.dir={coarse}", "output.timestep_interval=4", "grid.level.resolution=[16,16,16]"])
-    done = subprocess.run([compare, str(runs[0]), str(coarse)], capture_output=True, text=True)
-    check("another grid is not comparable (exit 2)", done.returncode == 2 and "not comparable" in done.stdout,
-          done.stdout + done.stderr)
+    run = sus.run(deck, ranks=1, sets=[f"output.dir={coarse}", "output.timestep_interval=4",
+                                      "grid.level.resolution=[16,16,16]"])
+    check("the 16^3 run exits 0", run.returncode == 0, run.describe())
+    code, text = run_compare(runs[0], coarse)
+    check("another grid is not comparable (exit 2)", code == 2 and "not comparable" in text, text)
+    code, text = run_compare(plain, runs[0])
+    check("outputs at other timesteps are not comparable (exit 2)", code == 2 and "not comparable" in text, text)
 
     # The inspector lists, summarises and extracts.
     inspect = str(tools / "tessera-inspect")
@@ -71,23 +210,16 @@ def main():
     check("tessera-inspect on a missing run names it (exit 1)",
           missing.returncode == 1 and "nothing.tsa" in missing.stderr, missing.stderr)
 
-    run_dir = runs[0].resolve()
-    xmf_files = sorted(run_dir.glob("*.xmf"))
-    check("an XDMF file per output plus run.xmf", len(xmf_files) >= 3 and (run_dir / "run.xmf").exists())
-    for xmf in xmf_files:
-        try:
-            root = ET.parse(xmf).getroot()
-        except ET.ParseError as error:
-            check(f"{xmf.name} is valid XML", False, str(error))
-            continue
-        items = [item.text.strip() for item in root.iter("DataItem") if item.get("Format") == "HDF"]
-        ok = bool(items)
-        for item in items:
-            file, dataset = item.split(":", 1)
-            listing = subprocess.run(["h5ls", str(run_dir / file)], capture_output=True, text=True)
-            ok = ok and (run_dir / file).exists() and any(line.split()[0] == dataset.strip("/")
-                                                        for line in listing.stdout.splitlines() if line.split())
-        check(f"{xmf.name} is valid XML and its {len(items)} dataset(s) exist", ok)
+    # XDMF: the example deck's grid, and a grid that differs on every axis (2 ranks).
+    deck_grid = {"lower": [0.0] * 3, "upper": [1.0] * 3, "resolution": [32] * 3, "extra_cells": [1] * 3}
+    check_xdmf(check, runs[0].resolve(), deck_grid, "example deck")
+    skewed = work / "skewed.tsa"
+    run = sus.run(deck, ranks=2, sets=[f"output.dir={skewed}", "output.timestep_interval=2", "time.max_time=1.0",
+                                      "time.max_timesteps=5", "grid.level.patches=[2,1,2]",
+                                      *(f"grid.level.{key}={value}" for key, value in ANISOTROPIC.items())])
+    check("the run on a grid that differs on every axis exits 0", run.returncode == 0, run.describe())
+    if run.returncode == 0:
+        check_xdmf(check, skewed.resolve(), ANISOTROPIC, "skewed grid")
 
     # A second run with the same output.dir gets the next version; the link follows it.
     again = sus.run(deck, ranks=1, sets=[f"output.dir={runs[0]}", "output.timestep_interval=4"])
@@ -101,7 +233,7 @@ def main():
     unknown = sus.run(deck, ranks=1, sets=[f"output.dir={work}/x.tsa", "output.save=[u,v]"])
     check("an unknown saved variable is a deck error naming the known ones",
           unknown.returncode == 1 and "output.save" in unknown.stderr and "unknown variable 'v'" in unknown.stderr
-          and "u" in unknown.stderr, unknown.describe())
+          and "(cell variables: u)" in unknown.stderr, unknown.describe())
 
     check.finish()
 

@@ -2,21 +2,32 @@
 other rank counts and patch layouts too, and a crash or a damaged checkpoint
 loses nothing: SIGKILL during a checkpoint write, a truncated newest
 checkpoint and a corrupted dataset each restart from the previous checkpoint.
+Every restart is checked to have loaded the checkpoint it should: its
+"restart: from PATH (timestep N, ...)" log line and the `restarted_from` of
+the run directory it writes.
 
 usage: test_restart.py --sus S --mpirun M [--mpirun-flag=F]... DECK WORKDIR
+
+WORKDIR is emptied first and removed at the end.
 """
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
 
-from sus_runner import Checks, Sus, parse_common_args
+from sus_runner import load_index, Checks, Sus, SusRun, parse_common_args
 
 STEPS = ["time.max_timesteps=12", "time.max_time=1.0"]
 CHECKPOINTS = ["checkpoint.timestep_interval=4", "checkpoint.cycle=3"]
+
+
+def versions(base):
+    """The version directories BASE.NNN that exist."""
+    return sorted(p.name for p in base.parent.glob(base.name + ".[0-9][0-9][0-9]"))
 
 
 def main():
@@ -24,29 +35,66 @@ def main():
     deck, work = rest[0], pathlib.Path(rest[1])
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    sus = Sus(sus_path, mpirun, flags)
+    try:
+        run_checks(Sus(sus_path, mpirun, flags), deck, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_checks(sus, deck, work):
     check = Checks()
+
+    def restart(ranks, run_dir, sets=(), checkpoint=None):
+        """sus --restart at info level (no --quiet), so that it logs the checkpoint it loads."""
+        options = ["--restart", str(run_dir)] + (["--checkpoint", str(checkpoint)] if checkpoint is not None else [])
+        command = [arg for arg in sus.command(None, ranks, sets, options) if arg != "--quiet"]
+        env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
+        return SusRun(done.returncode, done.stdout, done.stderr)
+
+    def loaded(name, run, new_dir, checkpoint_file, timestep):
+        """The restart logged and indexed checkpoint_file (of timestep) as the one it started from."""
+        want = os.path.realpath(checkpoint_file)
+        logged = re.findall(r"^\[INFO\] restart: from (\S+) \(timestep (\d+), time ", run.stdout, re.M)
+        index = load_index(new_dir / "index.yaml") if (new_dir / "index.yaml").is_file() else {}
+        recorded = index.get("restarted_from", "")
+        check(f"{name}: logs 'restart: from {pathlib.Path(checkpoint_file).name} (timestep {timestep}'",
+              len(logged) == 1 and os.path.realpath(logged[0][0]) == want and int(logged[0][1]) == timestep,
+              f"logged {logged}, want {want}\n{run.describe()}")
+        check(f"{name}: {new_dir.name}/index.yaml has restarted_from {pathlib.Path(checkpoint_file).name}",
+              bool(recorded) and os.path.realpath(recorded) == want, f"restarted_from {recorded!r}, want {want}")
 
     reference = sus.run(deck, ranks=1, sets=STEPS)
     check("the uninterrupted run", reference.returncode == 0 and bool(reference.digests), reference.describe())
     expected = reference.digests
+    reference16 = sus.run(deck, ranks=1, sets=["time.max_timesteps=16", "time.max_time=1.0"])
+    check("the uninterrupted run of 16 steps differs from 12", reference16.returncode == 0
+          and bool(reference16.digests) and reference16.digests != expected, reference16.describe())
 
-    # Elastic restarts: (ranks that write, ranks that restart, layout override for the restart).
-    cases = [(1, 1, []), (2, 1, []), (1, 4, []), (2, 3, ["grid.level.patches=[3,1,2]"]),
-             (4, 2, ["grid.level.patches=[1,4,1]", "load_balancer.type=round_robin"])]
-    for n, (writers, restarters, layout) in enumerate(cases):
+    # Elastic restarts: (ranks that write, ranks that restart, layout override for the restart, checkpoint).
+    cases = [(1, 1, [], 8), (2, 1, [], 4), (1, 4, [], 8), (2, 3, ["grid.level.patches=[3,1,2]"], 4),
+             (4, 2, ["grid.level.patches=[1,4,1]", "load_balancer.type=round_robin"], 8)]
+    for n, (writers, restarters, layout, step) in enumerate(cases):
         base = work / f"elastic{n}.tsa"
         first = sus.run(deck, ranks=writers, sets=[*STEPS, *CHECKPOINTS, f"output.dir={base}"])
-        again = sus.run(None, ranks=restarters, sets=layout, options=["--restart", str(base), "--checkpoint", "8"])
-        check(f"restart {writers} -> {restarters} rank(s) {layout} from timestep 8 matches bitwise",
-              first.returncode == 0 and again.returncode == 0 and again.digests == expected
-              and first.digests == expected, again.describe())
-    newest = sus.run(None, ranks=2, options=["--restart", str(work / "elastic0.tsa.000")],
-                     sets=["time.max_timesteps=16"])
-    reference16 = sus.run(deck, ranks=1, sets=["time.max_timesteps=16", "time.max_time=1.0"])
-    check("without --checkpoint the restart takes the newest (timestep 12) and matches",
-          newest.returncode == 0 and newest.digests == reference16.digests
-          and reference16.digests != expected, newest.describe())
+        written = load_index(base / "index.yaml")["checkpoints"] if (base / "index.yaml").is_file() else []
+        check(f"{writers} rank(s) write checkpoints 4, 8 and 12 (cycle 3) and the uninterrupted digest",
+              first.returncode == 0 and first.digests == expected and [t for t, *_ in written] == [4, 8, 12],
+              f"{written}\n{first.describe()}")
+        again = restart(restarters, base, layout, checkpoint=step)
+        name = f"restart {writers} -> {restarters} rank(s) {layout} --checkpoint {step}"
+        check(f"{name} matches bitwise", again.returncode == 0 and again.digests == expected, again.describe())
+        check(f"{name}: writes {base.name}.001 and moves the link to it",
+              versions(base) == [f"{base.name}.000", f"{base.name}.001"]
+              and base.resolve().name == f"{base.name}.001", str(versions(base)))
+        loaded(name, again, work / f"{base.name}.001",
+               work / f"{base.name}.000" / "checkpoints" / f"t{step:05d}.h5", step)
+
+    source = work / "elastic0.tsa.000"
+    newest = restart(2, source, ["time.max_timesteps=16"])
+    check("without --checkpoint the restart continues to timestep 16 and matches",
+          newest.returncode == 0 and newest.digests == reference16.digests, newest.describe())
+    loaded("without --checkpoint", newest, work / "elastic0.tsa.002", source / "checkpoints" / "t00012.h5", 12)
 
     # SIGKILL inside the window between writing checkpoint 8 and renaming it.
     base = work / "killed.tsa"
@@ -55,50 +103,70 @@ def main():
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
     target = base.parent / "killed.tsa.000" / "checkpoints" / "t00008.h5.tmp"
-    deadline = time.time() + 120
-    while not target.exists() and time.time() < deadline and process.poll() is None:
+    deadline = time.monotonic() + 120
+    while not target.exists() and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
     caught = target.exists()
     os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+    process.communicate()
     check("the run was killed while checkpoint 8 was being written", caught)
     directory = base.parent / "killed.tsa.000"
     index = (directory / "index.yaml").read_text() if (directory / "index.yaml").exists() else ""
     check("the index lists checkpoint 4 and not the unfinished 8",
           "t00004.h5" in index and "t00008.h5" not in index, index)
-    resumed = sus.run(None, ranks=1, options=["--restart", str(directory)])
-    check("the killed run restarts from checkpoint 4 and matches bitwise",
+    resumed = restart(1, directory)
+    check("the killed run restarts and matches bitwise",
           resumed.returncode == 0 and resumed.digests == expected, resumed.describe())
+    loaded("the killed run", resumed, base.parent / "killed.tsa.001", directory / "checkpoints" / "t00004.h5", 4)
 
     # A truncated newest checkpoint: reported by name, the restart falls back.
     base = work / "damaged.tsa"
     done = sus.run(deck, ranks=2, sets=[*STEPS, *CHECKPOINTS, f"output.dir={base}"])
+    check("the run to damage exits 0", done.returncode == 0, done.describe())
     directory = base.parent / "damaged.tsa.000"
-    newest_file = directory / "checkpoints" / "t00012.h5"
+    checkpoints = directory / "checkpoints"
+    newest_file = checkpoints / "t00012.h5"
     original = newest_file.read_bytes()
     newest_file.write_bytes(original[: len(original) // 2])
-    truncated = sus.run(None, ranks=2, options=["--restart", str(directory)], sets=["time.max_timesteps=16"])
-    check("a truncated newest checkpoint is named and the restart falls back to checkpoint 8",
-          done.returncode == 0 and truncated.returncode == 0 and "t00012.h5" in truncated.stdout + truncated.stderr
-          and "falling back" in truncated.stdout + truncated.stderr
+    truncated = restart(2, directory, ["time.max_timesteps=16"])
+    output = truncated.stdout + truncated.stderr
+    check("a truncated newest checkpoint is named and the restart falls back and matches",
+          truncated.returncode == 0 and re.search(r"checkpoint \S*t00012\.h5 is unusable .*; falling back to "
+                                                  r"\S*t00008\.h5", output) is not None
           and truncated.digests == reference16.digests, truncated.describe())
+    loaded("truncated t00012", truncated, base.parent / "damaged.tsa.001", checkpoints / "t00008.h5", 8)
 
     # A corrupted dataset (bytes flipped inside u's data): the checksum catches it.
     corrupted = bytearray(original)
     middle = len(corrupted) // 2
     corrupted[middle:middle + 8] = bytes(b ^ 0xFF for b in corrupted[middle:middle + 8])
     newest_file.write_bytes(bytes(corrupted))
-    flipped = sus.run(None, ranks=1, options=["--restart", str(directory)], sets=["time.max_timesteps=16"])
-    check("a corrupted dataset fails its checksum and the restart falls back",
-          flipped.returncode == 0 and "checksum" in flipped.stdout + flipped.stderr
+    flipped = restart(1, directory, ["time.max_timesteps=16"])
+    output = flipped.stdout + flipped.stderr
+    check("a corrupted dataset fails its checksum and the restart falls back and matches",
+          flipped.returncode == 0 and re.search(r"t00012\.h5 is unusable .*checksum", output) is not None
           and flipped.digests == reference16.digests, flipped.describe())
+    loaded("corrupted t00012", flipped, base.parent / "damaged.tsa.002", checkpoints / "t00008.h5", 8)
 
-    # Nothing usable: a clear error, exit 1.
-    for entry in (directory / "checkpoints").glob("*.h5"):
+    # Two unusable checkpoints: the restart falls back twice, to the oldest.
+    eight = checkpoints / "t00008.h5"
+    eight.write_bytes(eight.read_bytes()[:1000])
+    oldest = restart(2, directory, ["time.max_timesteps=16"])
+    output = oldest.stdout + oldest.stderr
+    check("with 12 and 8 unusable the restart falls back twice, to checkpoint 4, and matches",
+          oldest.returncode == 0 and len(re.findall(r"is unusable", output)) == 2
+          and re.search(r"t00008\.h5 is unusable .*; falling back to \S*t00004\.h5", output) is not None
+          and oldest.digests == reference16.digests, oldest.describe())
+    loaded("12 and 8 unusable", oldest, base.parent / "damaged.tsa.003", checkpoints / "t00004.h5", 4)
+
+    # Nothing usable: a clear error naming every checkpoint tried, exit 1.
+    for entry in checkpoints.glob("*.h5"):
         entry.write_bytes(b"not an HDF5 file")
-    hopeless = sus.run(None, ranks=1, options=["--restart", str(directory)])
-    check("with no usable checkpoint the restart fails clearly (exit 1)",
-          hopeless.returncode == 1 and "no usable checkpoint" in hopeless.stderr, hopeless.describe())
+    hopeless = restart(1, directory)
+    check("with no usable checkpoint the restart fails clearly (exit 1), naming all three",
+          hopeless.returncode == 1 and f"no usable checkpoint in '{directory}'" in hopeless.stderr
+          and all(f"t{step:05d}.h5" in hopeless.stderr for step in (4, 8, 12))
+          and not hopeless.digests, hopeless.describe())
 
     check.finish()
 

@@ -4,12 +4,17 @@
 #include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Grid/Variables/GridVariableFactory.h"
+#include "Core/IO/FaultInjection.h"
 #include "Core/IO/H5Files.h"
+#include "Core/IO/DiskSpace.h"
+#include "Core/Parallel/AbortTimer.h"
+#include "Core/Parallel/Agreement.h"
 #include "Core/Util/Version.h"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <sstream>
 
 namespace tessera {
 
@@ -18,6 +23,11 @@ namespace {
 std::array<hsize_t, 3> zyx(const IntVector& v) {
   return {static_cast<hsize_t>(v.z), static_cast<hsize_t>(v.y), static_cast<hsize_t>(v.x)};
 }
+
+// How long a collective close after a failed write may take before the
+// job is aborted (with sus's runtime-failure code).
+constexpr double kCloseAfterFailureSeconds = 10.0;
+constexpr int kAbortExitCode = 2;
 
 // Collective transfers need the same number of calls on every rank.
 int transferRounds(const Communicator& comm, std::size_t localPatches) {
@@ -64,6 +74,20 @@ std::uint64_t digestOfBytes(const std::byte* bytes, std::size_t size) {
   return mix64(bits);
 }
 
+// What a restart takes from a file besides the data, in one canonical text:
+// its checksum ("metadata_digest") covers every attribute a reader uses.
+std::string metadataText(const ArchiveStep& step, const Level& level) {
+  const LevelSpec& spec = level.spec();
+  std::ostringstream text;
+  text << std::hexfloat << "format " << kArchiveFormatVersion << "\ncomponent " << step.component
+       << "\ntime " << step.time << "\ntimestep " << step.timestep << "\ndelt " << step.delt
+       << "\ndeck " << step.deckDigest << "\nlower " << spec.lower.x << ' ' << spec.lower.y << ' '
+       << spec.lower.z << "\nupper " << spec.upper.x << ' ' << spec.upper.y << ' ' << spec.upper.z
+       << "\nresolution " << spec.resolution << "\nindex_lo " << level.extendedCellBox().lo()
+       << "\n";
+  return text.str();
+}
+
 void writeGridAttributes(hid_t file, const ArchiveStep& step, const Level& level) {
   const LevelSpec& spec = level.spec();
   writeAttribute(file, "format_version", static_cast<std::int64_t>(kArchiveFormatVersion));
@@ -72,6 +96,7 @@ void writeGridAttributes(hid_t file, const ArchiveStep& step, const Level& level
   writeAttribute(file, "time", step.time);
   writeAttribute(file, "timestep", static_cast<std::int64_t>(step.timestep));
   writeAttribute(file, "delt", step.delt);
+  writeAttribute(file, "deck_digest", step.deckDigest);
   writeAttribute(file, "lower", spec.lower);
   writeAttribute(file, "upper", spec.upper);
   writeAttribute(file, "resolution", spec.resolution);
@@ -79,6 +104,7 @@ void writeGridAttributes(hid_t file, const ArchiveStep& step, const Level& level
   writeAttribute(file, "patches", spec.patches);
   writeAttribute(file, "extra_cells", level.extendedCellBox().lo() * -1);
   writeAttribute(file, "index_lo", level.extendedCellBox().lo());
+  writeAttribute(file, "metadata_digest", digestOfText(metadataText(step, level)));
 }
 
 void checkSameGrid(hid_t file, const std::string& path, const Level& level) {
@@ -93,32 +119,73 @@ void checkSameGrid(hid_t file, const std::string& path, const Level& level) {
   if (readVector3Attribute(file, "upper") != spec.upper) differs("upper corner");
 }
 
+ArchiveStep readStepAttributes(hid_t file, const std::string& path, const Level& level) {
+  const std::int64_t format = readIntAttribute(file, "format_version");
+  if (format != kArchiveFormatVersion) {
+    throw InputError("'" + path + "' has archive format " + std::to_string(format) +
+                     ", this Tessera reads " + std::to_string(kArchiveFormatVersion));
+  }
+  checkSameGrid(file, path, level);
+  ArchiveStep step;
+  step.time = readDoubleAttribute(file, "time");
+  step.timestep = static_cast<int>(readIntAttribute(file, "timestep"));
+  step.delt = readDoubleAttribute(file, "delt");
+  step.component = readStringAttribute(file, "component");
+  step.deckDigest = readUnsignedAttribute(file, "deck_digest");
+  if (digestOfText(metadataText(step, level)) != readUnsignedAttribute(file, "metadata_digest")) {
+    throw InputError("'" + path +
+                     "': its attributes (time, timestep, delt, component, deck) fail their "
+                     "checksum (corrupt metadata)");
+  }
+  return step;
+}
+
 }  // namespace
 
-void writeArchiveFile(const std::string& path, const Communicator& comm, const ArchiveStep& step,
-                      const Level& level, const std::vector<int>& patchRanks,
-                      const std::vector<const VarLabel*>& labels,
-                      const std::vector<const VarLabel*>& reductions,
-                      const OnDemandDataWarehouse& dw) {
-  H5File file = createParallelFile(path, comm.get());
-  writeGridAttributes(file.get(), step, level);
+std::uint64_t digestOfText(const std::string& text) {
+  std::uint64_t digest = mix64(text.size());
+  for (std::size_t at = 0; at < text.size(); at += sizeof(std::uint64_t)) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, text.data() + at, std::min(sizeof(word), text.size() - at));
+    digest = mix64(digest ^ word);
+  }
+  return digest;
+}
+
+namespace {
+
+// Everything but creating and closing the file.
+void writeContents(const H5File& file, const std::string& path, const Communicator& comm,
+                   const ArchiveStep& step, const Level& level,
+                   const std::vector<int>& patchRanks, const std::vector<const VarLabel*>& labels,
+                   const std::vector<const VarLabel*>& reductions,
+                   const OnDemandDataWarehouse& dw) {
+  const int rank = comm.rank();
+  // One collective call per agreed step at most, and nothing after it that
+  // can fail: a rank that skipped a collective metadata call would leave
+  // HDF5's metadata out of step across the ranks.
+  agreeOn(comm, [&] { injectIoFault("create", path, rank); });
+  agreeOn(comm, [&] { writeGridAttributes(file.get(), step, level); });
   const Box domain = level.extendedCellBox();
   const auto dims = zyx(domain.size());
-  const auto mine = patchesOwnedBy(level, patchRanks, comm.rank());
+  const auto mine = patchesOwnedBy(level, patchRanks, rank);
   const int rounds = transferRounds(comm, mine.size());
   const H5PropertyList transfer = collectiveTransfer();
   for (const VarLabel* label : labels) {
     const hid_t type = hdf5ValueType(label->valueType());
     const H5Dataspace fileSpace(H5Screate_simple(3, dims.data(), nullptr), "dataspace");
-    const H5Dataset dataset(H5Dcreate2(file.get(), label->name().c_str(), type, fileSpace.get(),
-                                       H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                            "dataset");
+    const H5Dataset dataset = agreeOn(comm, [&] {
+      return H5Dataset(H5Dcreate2(file.get(), label->name().c_str(), type, fileSpace.get(),
+                                  H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                       "dataset");
+    });
     std::uint64_t digest = 0;
     for (int round = 0; round < rounds; ++round) {
       std::vector<std::byte> buffer;
       const Patch* patch =
           round < static_cast<int>(mine.size()) ? mine[static_cast<std::size_t>(round)] : nullptr;
-      if (patch != nullptr) {
+      agreeOn(comm, [&] {
+        if (patch == nullptr) return;
         const auto var = dw.findGridVariable(label, *patch);
         TESSERA_REQUIRE_THROWS(var != nullptr, "cannot save '" << label->name() << "' on " << *patch
                                                                << ": not in " << dw.name());
@@ -126,35 +193,98 @@ void writeArchiveFile(const std::string& path, const Communicator& comm, const A
         buffer.resize(static_cast<std::size_t>(box.volume()) * label->elementBytes());
         var->pack(box, buffer.data());
         digest += var->digest(box);
-      }
-      const RoundSelection selection = selectRound(fileSpace.get(), patch, domain.lo());
-      TESSERA_HDF5_CHECK(H5Dwrite(dataset.get(), type, selection.memory.get(), selection.file.get(),
-                                  transfer.get(), buffer.empty() ? nullptr : buffer.data()));
+      });
+      agreeOn(comm, [&] {
+        const RoundSelection selection = selectRound(fileSpace.get(), patch, domain.lo());
+        if (H5Dwrite(dataset.get(), type, selection.memory.get(), selection.file.get(),
+                     transfer.get(), buffer.empty() ? nullptr : buffer.data()) < 0) {
+          throw Error("writing '" + label->name() + "' failed");
+        }
+        injectIoFault("write", path, rank);
+      });
     }
-    writeAttribute(dataset.get(), "value_type", label->valueType());
-    writeAttribute(dataset.get(), "digest", comm.allreduceSumWrapping(digest));
+    const std::uint64_t total = comm.allreduceSumWrapping(digest);
+    agreeOn(comm, [&] {
+      writeAttribute(dataset.get(), "value_type", label->valueType());
+      writeAttribute(dataset.get(), "digest", total);
+    });
   }
   if (!reductions.empty()) {
-    const H5Group group(H5Gcreate2(file.get(), "reductions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                        "group");
+    const H5Group group = agreeOn(comm, [&] {
+      return H5Group(H5Gcreate2(file.get(), "reductions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     "group");
+    });
     for (const VarLabel* label : reductions) {
       std::vector<std::byte> value(label->elementBytes());
+      // Every rank holds the same reduced value, or none.
       if (!dw.reducedValue(label, value.data())) continue;
       const hid_t type = hdf5ValueType(label->valueType());
       const H5Dataspace space(H5Screate(H5S_SCALAR), "dataspace");
-      const H5Dataset dataset(H5Dcreate2(group.get(), label->name().c_str(), type, space.get(),
-                                         H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                              "dataset");
-      // Every rank holds the same reduced value; rank 0 writes it.
-      const H5Dataspace selection(H5Scopy(space.get()), "selection");
-      if (!comm.isRoot()) TESSERA_HDF5_CHECK(H5Sselect_none(selection.get()));
-      TESSERA_HDF5_CHECK(H5Dwrite(dataset.get(), type, selection.get(), selection.get(),
-                                  transfer.get(), value.data()));
-      writeAttribute(dataset.get(), "value_type", label->valueType());
-      writeAttribute(dataset.get(), "digest", digestOfBytes(value.data(), value.size()));
+      const H5Dataset dataset = agreeOn(comm, [&] {
+        return H5Dataset(H5Dcreate2(group.get(), label->name().c_str(), type, space.get(),
+                                    H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                         "dataset");
+      });
+      agreeOn(comm, [&] {
+        // Rank 0 writes it.
+        const H5Dataspace selection(H5Scopy(space.get()), "selection");
+        if (!comm.isRoot()) TESSERA_HDF5_CHECK(H5Sselect_none(selection.get()));
+        TESSERA_HDF5_CHECK(H5Dwrite(dataset.get(), type, selection.get(), selection.get(),
+                                    transfer.get(), value.data()));
+      });
+      agreeOn(comm, [&] {
+        writeAttribute(dataset.get(), "value_type", label->valueType());
+        writeAttribute(dataset.get(), "digest", digestOfBytes(value.data(), value.size()));
+      });
     }
   }
-  file.close();
+}
+
+// An upper bound of a file's size: the datasets plus room for the metadata.
+std::uint64_t archiveBytes(const Level& level, const std::vector<const VarLabel*>& labels,
+                           const std::vector<const VarLabel*>& reductions) {
+  constexpr std::uint64_t kMetadataBytes = 64 * 1024;
+  constexpr std::uint64_t kPerObjectBytes = 4 * 1024;
+  const auto cells = static_cast<std::uint64_t>(level.extendedCellBox().volume());
+  std::uint64_t bytes = kMetadataBytes;
+  for (const VarLabel* label : labels)
+    bytes += cells * label->elementBytes() + kPerObjectBytes;
+  for (const VarLabel* label : reductions)
+    bytes += label->elementBytes() + kPerObjectBytes;
+  return bytes;
+}
+
+}  // namespace
+
+void writeArchiveFile(const std::string& path, const Communicator& comm, const ArchiveStep& step,
+                      const Level& level, const std::vector<int>& patchRanks,
+                      const std::vector<const VarLabel*>& labels,
+                      const std::vector<const VarLabel*>& reductions,
+                      const OnDemandDataWarehouse& dw) {
+  // Any step may fail on some ranks only (a full disk fails one rank's
+  // write): the ranks agree after every collective call, so that they stay
+  // in step and all leave together, closing the file collectively.
+  const H5ErrorSilencer quiet;
+  const int rank = comm.rank();
+  agreeOn(comm, [&] {
+    if (comm.isRoot()) requireFreeSpace(path, archiveBytes(level, labels, reductions));
+  });
+  // (A file handle dies on every rank or on none: closing is collective.)
+  H5File file = agreeOn(comm, [&] { return createParallelFile(path, comm.get()); });
+  try {
+    writeContents(file, path, comm, step, level, patchRanks, labels, reductions, dw);
+    agreeOn(comm, [&] {
+      file.close();
+      injectIoFault("close", path, rank);
+    });
+  } catch (const Error&) {
+    // After a write failed, HDF5's collective close may no longer be in step
+    // across the ranks; a close that hangs ends the job rather than the run.
+    const AbortTimer guard(comm.get(), kCloseAfterFailureSeconds, kAbortExitCode,
+                           "closing '" + path + "' after a failed write");
+    file = H5File();
+    throw;
+  }
 }
 
 ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, const Level& level,
@@ -162,83 +292,76 @@ ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, c
                             const std::vector<const VarLabel*>& labels,
                             const std::vector<const VarLabel*>& reductions,
                             OnDemandDataWarehouse& dw) {
-  // Each rank may fail on its own (a corrupt block it reads); the ranks agree
-  // on the outcome before anyone goes on.
-  std::string failure;
-  ArchiveStep step;
-  try {
-    const H5ErrorSilencer quiet;
-    const H5File file = openParallelFile(path, comm.get());
-    if (readIntAttribute(file.get(), "format_version") != kArchiveFormatVersion) {
-      throw InputError("'" + path + "' has archive format " +
-                       std::to_string(readIntAttribute(file.get(), "format_version")) +
-                       ", this Tessera reads " + std::to_string(kArchiveFormatVersion));
-    }
-    checkSameGrid(file.get(), path, level);
-    step.time = readDoubleAttribute(file.get(), "time");
-    step.timestep = static_cast<int>(readIntAttribute(file.get(), "timestep"));
-    step.delt = readDoubleAttribute(file.get(), "delt");
-    step.component = readStringAttribute(file.get(), "component");
-    const Box domain = level.extendedCellBox();
-    const auto mine = patchesOwnedBy(level, patchRanks, comm.rank());
-    const int rounds = transferRounds(comm, mine.size());
-    const H5PropertyList transfer = collectiveTransfer();
-    for (const VarLabel* label : labels) {
+  // Each rank may fail on its own (a corrupt block it reads): the ranks
+  // agree after every collective call, so all succeed or all throw.
+  const H5ErrorSilencer quiet;
+  const int rank = comm.rank();
+  const H5File file = agreeOn(comm, [&] { return openParallelFile(path, comm.get()); });
+  const ArchiveStep step =
+      agreeOn(comm, [&] { return readStepAttributes(file.get(), path, level); });
+  const Box domain = level.extendedCellBox();
+  const auto mine = patchesOwnedBy(level, patchRanks, rank);
+  const int rounds = transferRounds(comm, mine.size());
+  const H5PropertyList transfer = collectiveTransfer();
+  for (const VarLabel* label : labels) {
+    const H5Dataset dataset = agreeOn(comm, [&] {
       if (!hasLink(file.get(), label->name()))
         throw InputError("'" + path + "' has no variable '" + label->name() + "'");
-      const H5Dataset dataset(H5Dopen2(file.get(), label->name().c_str(), H5P_DEFAULT), "dataset");
-      const H5Dataspace fileSpace(H5Dget_space(dataset.get()), "dataspace");
-      const hid_t type = hdf5ValueType(label->valueType());
-      std::uint64_t digest = 0;
-      for (int round = 0; round < rounds; ++round) {
+      return H5Dataset(H5Dopen2(file.get(), label->name().c_str(), H5P_DEFAULT), "dataset");
+    });
+    const H5Dataspace fileSpace(H5Dget_space(dataset.get()), "dataspace");
+    const hid_t type = hdf5ValueType(label->valueType());
+    std::uint64_t digest = 0;
+    for (int round = 0; round < rounds; ++round) {
+      const Patch* patch =
+          round < static_cast<int>(mine.size()) ? mine[static_cast<std::size_t>(round)] : nullptr;
+      agreeOn(comm, [&] {
         std::vector<std::byte> buffer;
-        const Patch* patch =
-            round < static_cast<int>(mine.size()) ? mine[static_cast<std::size_t>(round)] : nullptr;
         if (patch != nullptr) {
           buffer.resize(static_cast<std::size_t>(patch->extendedBox().volume()) *
                         label->elementBytes());
         }
         const RoundSelection selection = selectRound(fileSpace.get(), patch, domain.lo());
-        if (H5Dread(dataset.get(), type, selection.memory.get(), selection.file.get(),
-                    transfer.get(), buffer.empty() ? nullptr : buffer.data()) < 0) {
-          throw InputError("'" + path + "': reading '" + label->name() +
-                           "' failed (truncated file?)");
+        const bool failed = H5Dread(dataset.get(), type, selection.memory.get(),
+                                    selection.file.get(), transfer.get(),
+                                    buffer.empty() ? nullptr : buffer.data()) < 0;
+        const auto injected = injectedIoFault("read", path, rank);
+        if (failed || injected) {
+          throw InputError("'" + path + "': reading '" + label->name() + "' failed (" +
+                           (injected ? *injected : std::string("truncated file?")) + ")");
         }
-        if (patch == nullptr) continue;
+        if (patch == nullptr) return;
         const Box box = patch->extendedBox();
         auto var =
             makeGridVariable(label, level.ghostedBox(*patch, dw.ghostLayersToAllocate(label)));
         var->unpack(box, buffer.data());
         digest += var->digest(box);
         dw.putGridVariable(label, *patch, std::move(var));
-      }
-      const std::uint64_t total = comm.allreduceSumWrapping(digest);
+      });
+    }
+    const std::uint64_t total = comm.allreduceSumWrapping(digest);
+    agreeOn(comm, [&] {
       if (total != readUnsignedAttribute(dataset.get(), "digest")) {
         throw InputError("'" + path + "': variable '" + label->name() +
                          "' fails its checksum (corrupt data)");
       }
-    }
-    for (const VarLabel* label : reductions) {
-      const std::string link = "reductions/" + label->name();
-      if (!hasLink(file.get(), link)) continue;
+    });
+  }
+  for (const VarLabel* label : reductions) {
+    const std::string link = "reductions/" + label->name();
+    if (!hasLink(file.get(), link)) continue;
+    agreeOn(comm, [&] {
       const H5Dataset dataset(H5Dopen2(file.get(), link.c_str(), H5P_DEFAULT), "dataset");
       std::vector<std::byte> value(label->elementBytes());
-      TESSERA_HDF5_CHECK(H5Dread(dataset.get(), hdf5ValueType(label->valueType()), H5S_ALL, H5S_ALL,
-                                 transfer.get(), value.data()));
+      TESSERA_HDF5_CHECK(H5Dread(dataset.get(), hdf5ValueType(label->valueType()), H5S_ALL,
+                                 H5S_ALL, transfer.get(), value.data()));
       if (digestOfBytes(value.data(), value.size()) !=
           readUnsignedAttribute(dataset.get(), "digest")) {
         throw InputError("'" + path + "': reduction '" + label->name() +
                          "' fails its checksum (corrupt data)");
       }
       dw.setReducedValue(label, value.data());
-    }
-  } catch (const std::exception& e) {
-    failure = e.what();
-  }
-  const bool allOk = comm.allreduceMin(failure.empty() ? 1.0 : 0.0) > 0.5;
-  if (!allOk) {
-    throw InputError(failure.empty() ? "'" + path + "' could not be read on another rank"
-                                     : failure);
+    });
   }
   return step;
 }

@@ -1,8 +1,10 @@
 #pragma once
 // One timestep of an archive as a parallel-HDF5 file:
 //   attributes   format_version, component, tessera_version, time, timestep,
-//                delt, lower, upper, resolution, spacing, patches, extra_cells,
-//                index_lo (global index of the datasets' first cell)
+//                delt, deck_digest (of the run directory's input.yaml), lower,
+//                upper, resolution, spacing, patches, extra_cells, index_lo
+//                (global index of the datasets' first cell), metadata_digest
+//                (a checksum of every attribute a restart uses)
 //   /<label>     one dataset per cell variable over the level's cells plus
 //                extra cells, dims (z, y, x), written collectively (each rank
 //                its patches as hyperslabs), with attributes value_type and
@@ -14,23 +16,28 @@
 #include "Core/Grid/Level.h"
 #include "Core/Parallel/Communicator.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tessera {
 
-inline constexpr int kArchiveFormatVersion = 1;
+inline constexpr int kArchiveFormatVersion = 2;
 
 struct ArchiveStep {
   int timestep = 0;
   double time = 0.0;
   double delt = 0.0;
   std::string component;
+  std::uint64_t deckDigest = 0;  // digestOfText of the deck stored beside the archive
 };
+
+// A checksum of a text (the stored deck, the metadata).
+std::uint64_t digestOfText(const std::string& text);
 
 // Writes `labels` (cell variables) and `reductions` of `dw` for the local
 // patches (patchRanks[id] == comm.rank()) to a new file at `path`.
-// Collective over `comm`.
+// Collective over `comm`: all ranks succeed or all throw the same error.
 void writeArchiveFile(const std::string& path, const Communicator& comm, const ArchiveStep& step,
                       const Level& level, const std::vector<int>& patchRanks,
                       const std::vector<const VarLabel*>& labels,

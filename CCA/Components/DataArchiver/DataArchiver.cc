@@ -6,12 +6,19 @@
 #include "Core/Util/Logger.h"
 #include "Core/Util/Version.h"
 
+#include "Core/IO/FaultInjection.h"
+#include "Core/Parallel/Agreement.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <filesystem>
 #include <thread>
 
@@ -46,10 +53,31 @@ double checkpointDelayForTests() {
 
 void fsyncFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
+  if (fd < 0) throw Error("cannot open '" + path + "': " + std::strerror(errno));
+  const bool synced = ::fsync(fd) == 0;
+  const std::string reason = std::strerror(errno);
+  ::close(fd);
+  if (!synced) throw Error("cannot flush '" + path + "' to disk: " + reason);
+}
+
+// Rank 0's `text`, on every rank.
+std::string broadcastText(const Communicator& comm, const std::string& text) {
+  long long length = static_cast<long long>(text.size());
+  TESSERA_MPI_CHECK(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, comm.get()));
+  std::string shared = comm.isRoot() ? text : std::string(static_cast<std::size_t>(length), '\0');
+  if (length > 0) {
+    TESSERA_MPI_CHECK(
+        MPI_Bcast(shared.data(), static_cast<int>(length), MPI_CHAR, 0, comm.get()));
   }
+  return shared;
+}
+
+std::string readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace
@@ -106,28 +134,19 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
   m_index.component = component;
   m_index.tesseraVersion = kVersion;
   m_index.restartedFrom = restartedFrom;
+  const std::string deckText = "# The deck as run, overrides applied.\n" + m_deck.toYaml() + "\n";
+  m_deckDigest = digestOfText(deckText);
   // Rank 0 creates the directory; the others learn its name or the failure.
   std::string created;
-  std::string failure;
-  if (m_comm.isRoot()) {
-    try {
-      created = createVersionedRunDirectory(m_base);
-      fs::create_directories(fs::path(created) / "checkpoints");
-      writeFileAtomically(created + "/input.yaml",
-                          "# The deck as run, overrides applied.\n" + m_deck.toYaml() + "\n");
-      m_index.save(created);
-    } catch (const std::exception& e) {
-      failure = e.what();
-    }
-  }
-  std::vector<char> text(4096, '\0');
-  const std::string& message = failure.empty() ? created : "!" + failure;
-  std::copy_n(message.begin(), std::min(message.size(), text.size() - 1), text.begin());
-  TESSERA_MPI_CHECK(
-      MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, m_comm.get()));
-  const std::string shared(text.data());
-  if (!shared.empty() && shared[0] == '!') throw Error("output: " + shared.substr(1));
-  m_directory = shared;
+  agreeOn(m_comm, [&] {
+    if (!m_comm.isRoot()) return;
+    created = createVersionedRunDirectory(m_base);
+    m_lock = RunDirectoryLock(created);
+    fs::create_directories(fs::path(created) / "checkpoints");
+    writeFileAtomically(created + "/input.yaml", deckText);
+    m_index.save(created);
+  });
+  m_directory = broadcastText(m_comm, created);
   m_log.info("output: writing to ", m_directory);
   m_sinceCheckpoint.reset();
 }
@@ -169,7 +188,7 @@ bool DataArchiver::due(const ArchiveSchedule& schedule, int timestep, double tim
 void DataArchiver::afterTimestep(int timestep, double time, double delt, double previousTime,
                                  const OnDemandDataWarehouse& dw, bool last) {
   if (!enabled()) return;
-  const ArchiveStep step{timestep, time, delt, m_index.component};
+  const ArchiveStep step{timestep, time, delt, m_index.component, m_deckDigest};
   if (m_outputs) {
     const bool initial = timestep == 0 && m_outputInitial;
     if (initial || (last && m_outputLast) ||
@@ -188,36 +207,43 @@ std::int64_t DataArchiver::writeFile(const std::string& relativePath, const Arch
                                      const OnDemandDataWarehouse& dw, bool slowForTests) {
   const std::string path = m_directory + "/" + relativePath;
   const std::string temporary = path + ".tmp";
-  if (m_comm.isRoot()) fs::remove(temporary);
-  m_comm.barrier();
+  // Every step that rank 0 takes alone is agreed on, so that a full disk
+  // ends the run on every rank together (see Core/Parallel/Agreement.h).
   try {
+    agreeOn(m_comm, [&] {
+      if (m_comm.isRoot()) fs::remove(temporary);
+    });
     writeArchiveFile(temporary, m_comm, step, *m_level, m_patchRanks, labels, reductions, dw);
-  } catch (const std::exception& e) {
-    if (m_comm.isRoot()) fs::remove(temporary);
-    throw Error("writing '" + path + "' failed (" + e.what() +
-                "); the earlier files are untouched");
+    return agreeOn(m_comm, [&]() -> std::int64_t {
+      if (!m_comm.isRoot()) return 0;
+      fsyncFile(temporary);
+      injectIoFault("sync", path, m_comm.rank());
+      const auto bytes = static_cast<std::int64_t>(fs::file_size(temporary));
+      if (slowForTests && checkpointDelayForTests() > 0.0) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(checkpointDelayForTests()));
+      }
+      fs::rename(temporary, path);
+      return bytes;
+    });
+  } catch (const Error& e) {
+    std::error_code ignored;
+    if (m_comm.isRoot()) fs::remove(temporary, ignored);
+    Error failure("writing '" + path + "' failed (" + e.what() +
+                  "); the earlier files are untouched");
+    if (e.agreedByAllRanks()) failure.markAgreedByAllRanks();
+    throw failure;
   }
-  std::int64_t bytes = 0;
-  if (m_comm.isRoot()) {
-    fsyncFile(temporary);
-    bytes = static_cast<std::int64_t>(fs::file_size(temporary));
-    if (slowForTests && checkpointDelayForTests() > 0.0) {
-      std::this_thread::sleep_for(std::chrono::duration<double>(checkpointDelayForTests()));
-    }
-    fs::rename(temporary, path);
-  }
-  m_comm.barrier();
-  return bytes;
 }
 
 void DataArchiver::writeOutput(const ArchiveStep& step, const OnDemandDataWarehouse& dw) {
   const std::string file = stepFileName(step.timestep) + ".h5";
   writeFile(file, step, m_saved, m_reductions, dw, false);
   m_index.outputs.push_back({step.timestep, step.time, step.delt, file});
-  if (m_comm.isRoot()) {
+  agreeOn(m_comm, [&] {
+    if (!m_comm.isRoot()) return;
     writeXdmf();
     m_index.save(m_directory);
-  }
+  });
   m_log.info("output: timestep ", step.timestep, " -> ", m_directory, "/", file);
 }
 
@@ -234,12 +260,12 @@ void DataArchiver::writeCheckpoint(const ArchiveStep& step, const OnDemandDataWa
     expired.push_back(m_index.checkpoints.front());
     m_index.checkpoints.erase(m_index.checkpoints.begin());
   }
-  if (m_comm.isRoot()) {
+  agreeOn(m_comm, [&] {
+    if (!m_comm.isRoot()) return;
     m_index.save(m_directory);
     for (const ArchiveEntry& old : expired)
       fs::remove(m_directory + "/" + old.file);
-  }
-  m_comm.barrier();
+  });
   m_sinceCheckpoint.reset();
   m_log.info("checkpoint: timestep ", step.timestep, " -> ", m_directory, "/", file, " (", bytes,
              " bytes in ", timer.seconds(), " s)");
@@ -266,24 +292,40 @@ DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory,
                                              const std::vector<const VarLabel*>& reductions,
                                              const std::map<const VarLabel*, int>& ghostLayers,
                                              const Communicator& comm, Logger& log) {
-  const std::string directory = resolveRunDirectory(runDirectory);
-  const ArchiveIndex index = ArchiveIndex::load(directory);
-  std::vector<ArchiveEntry> candidates = index.checkpoints;
-  if (timestep) {
-    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
-                                    [&](const ArchiveEntry& e) { return e.timestep != *timestep; }),
-                     candidates.end());
-    if (candidates.empty()) {
-      std::string available;
-      for (const ArchiveEntry& e : index.checkpoints)
-        available += (available.empty() ? "" : ", ") + std::to_string(e.timestep);
-      throw InputError("'" + runDirectory + "' has no checkpoint at timestep " +
-                       std::to_string(*timestep) +
-                       " (available: " + (available.empty() ? "none" : available) + ")");
+  // Each rank reads the index; they agree before the first collective read.
+  std::string directory;
+  ArchiveIndex index;
+  const std::vector<ArchiveEntry> candidates = agreeOn(comm, [&] {
+    directory = resolveRunDirectory(runDirectory);
+    index = ArchiveIndex::load(directory);
+    std::vector<ArchiveEntry> usable = index.checkpoints;
+    if (timestep) {
+      usable.erase(std::remove_if(usable.begin(), usable.end(),
+                                      [&](const ArchiveEntry& e) { return e.timestep != *timestep; }),
+                       usable.end());
+      if (usable.empty()) {
+        std::string available;
+        for (const ArchiveEntry& e : index.checkpoints)
+          available += (available.empty() ? "" : ", ") + std::to_string(e.timestep);
+        throw InputError("'" + runDirectory + "' has no checkpoint at timestep " +
+                         std::to_string(*timestep) +
+                         " (available: " + (available.empty() ? "none" : available) + ")");
+      }
     }
-  }
-  if (candidates.empty())
-    throw InputError("'" + runDirectory + "' holds no checkpoint to restart from");
+    if (usable.empty())
+      throw InputError("'" + runDirectory + "' holds no checkpoint to restart from");
+    return usable;
+  });
+  // Temporaries of an interrupted write go, once no process writes there.
+  agreeOn(comm, [&] {
+    if (!comm.isRoot()) return;
+    for (const std::string& stale : removeStaleTemporaries(directory))
+      log.warning("restart: removed ", stale, " (left by an interrupted write)");
+  });
+  // The stored deck is what the restart runs: the checkpoint must have been
+  // written with it.
+  const std::string deckPath = directory + "/" + index.deck;
+  const std::uint64_t deckDigest = agreeOn(comm, [&] { return digestOfText(readWholeFile(deckPath)); });
   std::string reasons;
   for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
     const std::string path = directory + "/" + it->file;
@@ -293,9 +335,21 @@ DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory,
       attempt->setGhostLayers(ghostLayers);
       const ArchiveStep step =
           readArchiveFile(path, comm, level, patchRanks, cellLabels, reductions, *attempt);
+      agreeOn(comm, [&] {
+        if (step.timestep != it->timestep || step.time != it->time || step.delt != it->delt) {
+          throw InputError("'" + path + "' disagrees with index.yaml on its timestep, time or delt");
+        }
+        if (step.deckDigest != deckDigest) {
+          throw InputError("'" + path + "' was written with another deck than " + deckPath +
+                           " (changed or corrupt)");
+        }
+      });
       log.info("restart: from ", path, " (timestep ", step.timestep, ", time ", step.time, ")");
       return Restored{step, path, std::move(attempt)};
-    } catch (const InputError& e) {
+    } catch (const Error& e) {
+      // Read failures are agreed on by every rank (readArchiveFile); any
+      // other error is not a property of the file.
+      if (!e.agreedByAllRanks()) throw;
       reasons += std::string("\n  ") + e.what();
       if (std::next(it) != candidates.rend()) {
         log.warning("restart: checkpoint ", path, " is unusable (", e.what(), "); falling back to ",
@@ -303,7 +357,9 @@ DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory,
       }
     }
   }
-  throw InputError("no usable checkpoint in '" + runDirectory + "':" + reasons);
+  InputError none("no usable checkpoint in '" + runDirectory + "':" + reasons);
+  none.markAgreedByAllRanks();
+  throw none;
 }
 
 }  // namespace tessera

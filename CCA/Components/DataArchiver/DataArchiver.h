@@ -15,6 +15,7 @@
 
 #include "CCA/Components/DataArchiver/ArchiveFile.h"
 #include "CCA/Components/DataArchiver/ArchiveIndex.h"
+#include "CCA/Components/DataArchiver/RunDirectory.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "Core/Grid/Grid.h"
 #include "Core/ProblemSpec/ProblemSpec.h"
@@ -116,6 +117,8 @@ class DataArchiver {
   std::vector<const VarLabel*> m_state;
   std::vector<const VarLabel*> m_reductions;
   Timer m_sinceCheckpoint;
+  RunDirectoryLock m_lock;          // rank 0's, while it writes m_directory
+  std::uint64_t m_deckDigest = 0;   // of m_directory/input.yaml
   double m_checkpointSeconds = 0.0;
   std::int64_t m_checkpointBytes = 0;
 };

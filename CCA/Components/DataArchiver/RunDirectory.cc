@@ -2,9 +2,14 @@
 
 #include "Core/Util/Error.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 namespace fs = std::filesystem;
 
@@ -35,6 +40,46 @@ std::string createVersionedRunDirectory(const std::string& base) {
     return directory.string();
   }
   throw Error("'" + base + "' has 1000 versions already; choose another output.dir");
+}
+
+RunDirectoryLock::RunDirectoryLock(const std::string& directory) {
+  const std::string path = directory + "/.lock";
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return;
+  }
+  m_fd = fd;
+}
+
+RunDirectoryLock::RunDirectoryLock(RunDirectoryLock&& other) noexcept
+    : m_fd(std::exchange(other.m_fd, -1)) {}
+
+RunDirectoryLock& RunDirectoryLock::operator=(RunDirectoryLock&& other) noexcept {
+  if (this != &other) {
+    if (m_fd >= 0) ::close(m_fd);
+    m_fd = std::exchange(other.m_fd, -1);
+  }
+  return *this;
+}
+
+RunDirectoryLock::~RunDirectoryLock() {
+  if (m_fd >= 0) ::close(m_fd);  // closing releases the flock
+}
+
+std::vector<std::string> removeStaleTemporaries(const std::string& directory) {
+  std::vector<std::string> removed;
+  const RunDirectoryLock lock(directory);
+  if (!lock.held()) return removed;
+  for (const fs::path& folder : {fs::path(directory), fs::path(directory) / "checkpoints"}) {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(folder, error)) {
+      if (entry.path().extension() != ".tmp" || !entry.is_regular_file(error)) continue;
+      if (fs::remove(entry.path(), error)) removed.push_back(entry.path().string());
+    }
+  }
+  return removed;
 }
 
 std::string resolveRunDirectory(const std::string& path) {

@@ -308,6 +308,7 @@ void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse&
     if (!m_control.joinable()) m_control = std::thread([this] { controlThread(); });
     m_wake.notify_one();
     m_device.serve();  // this thread runs the kernels until the control thread is done
+    if (job.failure) state.abandon(job.failure);
   }
   controlStats.deviceBusySeconds += m_device.busySeconds() - busyBefore;
   m_stats += controlStats;

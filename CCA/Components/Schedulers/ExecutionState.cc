@@ -29,6 +29,18 @@ void ExecutionState::start(bool deferInitialSends) {
   m_ghosts.start(deferInitialSends);
 }
 
+void ExecutionState::abandon(const std::exception_ptr& failure) {
+  std::string reason = "graph '" + m_graph.name + "' failed";
+  try {
+    if (failure) std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    reason += ": " + std::string(e.what());
+  } catch (...) {
+  }
+  m_reductions.abandon(reason);
+  m_ghosts.abandon(reason);
+}
+
 std::vector<int> ExecutionState::finish(int id) {
   std::vector<int> ready = m_dependencies.finish(id);
   m_ghosts.taskFinished(node(id));

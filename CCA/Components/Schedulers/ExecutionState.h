@@ -16,6 +16,8 @@
 #include "Core/Parallel/Communicator.h"
 #include "Core/Util/Trace.h"
 
+#include <exception>
+
 #include <functional>
 #include <vector>
 
@@ -79,6 +81,11 @@ class ExecutionState {
   std::vector<int> progressReductions() { return m_reductions.progress(); }
   bool reductionPosted(int id) const { return m_reductions.posted(id); }
   bool reductionsPending() const { return m_reductions.pending(); }
+
+  // After a failure: completes, cancels or (failing that) aborts the job
+  // over every request still posted, so that nothing MPI owns outlives the
+  // execution. The failure's message is what an abort prints.
+  void abandon(const std::exception_ptr& failure);
 
   // Waits for the last sends (calls `onIdle` while waiting); throws if a
   // receive was never consumed.

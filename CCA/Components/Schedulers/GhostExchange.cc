@@ -1,6 +1,7 @@
 #include "CCA/Components/Schedulers/GhostExchange.h"
 
 #include "Core/Grid/Grid.h"
+#include "Core/Parallel/AbandonRequests.h"
 
 #include <algorithm>
 #include <sstream>
@@ -35,19 +36,16 @@ GhostExchange::GhostExchange(const CompiledGraph& graph, OnDemandDataWarehouse& 
 }
 
 GhostExchange::~GhostExchange() {
+  if (!m_completed) abandon("graph '" + m_graph.name + "' ended before its messages completed");
+}
+
+void GhostExchange::abandon(const std::string& reason) {
   if (m_completed) return;
-  // A failure left requests behind: cancel receives, let sends finish. A
-  // cancelled receive must still complete before its buffer goes (a message
-  // already matched lands in it); MPI_Wait on it returns whatever the peers do.
-  for (MPI_Request& request : m_recvRequests) {
-    if (request != MPI_REQUEST_NULL) {
-      MPI_Cancel(&request);
-      MPI_Wait(&request, MPI_STATUS_IGNORE);
-    }
-  }
-  for (MPI_Request& request : m_sendRequests) {
-    if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
-  }
+  m_completed = true;
+  // A message already matched still lands in (or leaves) its buffer, which
+  // must therefore outlive the request; what no peer matches is cancelled.
+  std::vector<MPI_Request> noCollectives;
+  completeOrAbort(m_recvRequests, m_sendRequests, noCollectives, m_comm, reason);
 }
 
 const Patch& GhostExchange::patch(int id) const { return m_graph.grid->patchById(id); }

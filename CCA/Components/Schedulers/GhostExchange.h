@@ -47,6 +47,9 @@ class GhostExchange {
   bool sendsOutstanding() const;
   // Waits for the sends; throws if a receive was never consumed.
   void checkComplete();
+  // After a failure: completes or cancels every posted request, or aborts
+  // the job printing `reason` (see Core/Parallel/AbandonRequests.h).
+  void abandon(const std::string& reason);
 
   // For the watchdog: the messages `task` still waits for, and the sends no
   // receiver has taken yet.

@@ -22,33 +22,38 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
   const auto idle = [&] {
     if (watchdog.expired()) watchdogFail(state, watchdog.limitSeconds(), m_comm.rank());
   };
-  state.start();
-  for (const DetailedTask& node : graph.detailedTasks) {
-    if (node.kind == DetailedTask::Kind::Reduction) {
-      state.postReduction(node);
-      const ScopedTimer waiting(m_stats.waitSeconds);
-      const TraceScope traced(track, "wait: reduction", "wait", node.id);
-      while (true) {
-        const auto done = state.progressReductions();
-        if (std::find(done.begin(), done.end(), node.id) != done.end()) break;
-        if (!state.progressMessages()) idle();
-      }
-    } else {
-      if (!state.inputsArrived(node)) {
+  try {
+    state.start();
+    for (const DetailedTask& node : graph.detailedTasks) {
+      if (node.kind == DetailedTask::Kind::Reduction) {
+        state.postReduction(node);
         const ScopedTimer waiting(m_stats.waitSeconds);
-        const TraceScope traced(track, "wait: messages", "wait", node.id);
-        state.waitForInputs(node, idle);
+        const TraceScope traced(track, "wait: reduction", "wait", node.id);
+        while (true) {
+          const auto done = state.progressReductions();
+          if (std::find(done.begin(), done.end(), node.id) != done.end()) break;
+          if (!state.progressMessages()) idle();
+        }
+      } else {
+        if (!state.inputsArrived(node)) {
+          const ScopedTimer waiting(m_stats.waitSeconds);
+          const TraceScope traced(track, "wait: messages", "wait", node.id);
+          state.waitForInputs(node, idle);
+        }
+        state.performFills(node);
+        runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track);
       }
-      state.performFills(node);
-      runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track);
+      state.finish(node.id);
+      state.progressMessages();
+      watchdog.progressed();
     }
-    state.finish(node.id);
-    state.progressMessages();
-    watchdog.progressed();
+    const ScopedTimer waiting(m_stats.waitSeconds);
+    const TraceScope traced(track, "wait: last sends", "wait");
+    state.complete(idle);
+  } catch (...) {
+    state.abandon(std::current_exception());
+    throw;
   }
-  const ScopedTimer waiting(m_stats.waitSeconds);
-  const TraceScope traced(track, "wait: last sends", "wait");
-  state.complete(idle);
 }
 
 }  // namespace tessera

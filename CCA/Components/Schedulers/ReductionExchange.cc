@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <utility>
+
+#include "Core/Parallel/AbandonRequests.h"
 
 namespace tessera {
 
@@ -43,6 +46,21 @@ void ReductionExchange::post(const DetailedTask& task) {
   TESSERA_MPI_CHECK(MPI_Iallgatherv(
       posted.local.data(), static_cast<int>(posted.local.size()), MPI_BYTE, posted.all.data(),
       posted.counts.data(), posted.displacements.data(), MPI_BYTE, m_comm.get(), &posted.request));
+}
+
+ReductionExchange::~ReductionExchange() {
+  if (pending()) abandon("graph '" + m_graph.name + "' ended before its reductions completed");
+}
+
+void ReductionExchange::abandon(const std::string& reason) {
+  std::vector<MPI_Request> noReceives;
+  std::vector<MPI_Request> noSends;
+  std::vector<MPI_Request> gathers;
+  for (Pending& p : m_pending) {
+    if (p.request != MPI_REQUEST_NULL) gathers.push_back(std::exchange(p.request, MPI_REQUEST_NULL));
+  }
+  if (!gathers.empty())
+    completeOrAbort(noReceives, noSends, gathers, m_comm, reason);
 }
 
 bool ReductionExchange::posted(int id) const {

@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace tessera {
@@ -19,6 +20,9 @@ class ReductionExchange {
  public:
   ReductionExchange(const CompiledGraph& graph, OnDemandDataWarehouse& newDW,
                     const Communicator& comm, CommContext& context);
+  ReductionExchange(const ReductionExchange&) = delete;
+  ReductionExchange& operator=(const ReductionExchange&) = delete;
+  ~ReductionExchange();
 
   // Posts the combination of a reduction whose contributors finished.
   // Reductions are collective: every rank posts them in graph order.
@@ -28,6 +32,10 @@ class ReductionExchange {
   bool posted(int id) const;
   // True while a posted reduction has not completed.
   bool pending() const;
+  // After a failure: completes the posted all-gathers (a collective cannot
+  // be cancelled, and the next one on the communicator must not overtake
+  // it), or aborts the job printing `reason`.
+  void abandon(const std::string& reason);
 
  private:
   struct Pending {

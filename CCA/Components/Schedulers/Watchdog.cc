@@ -44,8 +44,7 @@ void watchdogFail(const ExecutionState& state, double limitSeconds, int rank) {
   }
   for (const std::string& send : state.ghosts().describeOutstandingSends())
     report << "\n  " << send;
-  // Print at once: the caller may abort before the message travels further.
-  std::cerr << report.str() << std::endl;
+  // Reported once, by whoever catches it (sus prints it before it aborts).
   throw WatchdogError(report.str());
 }
 

@@ -9,7 +9,9 @@
 #include "CCA/Components/SimulationController/TimestepControl.h"
 #include "CCA/Components/SimulationController/TraceFile.h"
 #include "CCA/Ports/LoadBalancer.h"
+#include "Core/Parallel/Agreement.h"
 #include "Core/Parallel/Communicator.h"
+#include "Core/Parallel/TileChooser.h"
 #include "Core/ProblemSpec/DeckSchema.h"
 #include "Core/Util/Logger.h"
 #include "Core/Util/Timer.h"
@@ -18,6 +20,7 @@
 #include <fstream>
 #include <iomanip>
 #include <set>
+#include <sstream>
 
 namespace tessera {
 
@@ -127,6 +130,34 @@ nlohmann::json describeForTrace(const CompiledGraph& graph) {
   return {{"rank", graph.rank}, {"timestep_tasks", tasks}};
 }
 
+// An explicit scheduler.tile is checked where a kernel uses it, which ranks
+// without patches never do. Every rank checks it here against the smallest
+// footprint any stencil of the graph can have (one input with the widest
+// ghost layer, one output), so that a tile too large for any kernel is a
+// deck error on every rank before the run starts.
+void checkExplicitTile(const std::optional<ProblemSpec>& spec, const TilingOptions& tiling,
+                       const CompiledGraph& graph) {
+  if (!tiling.tile || !spec) return;
+  int ghost = 0;
+  std::size_t bytesPerValue = 0;
+  for (const auto& [label, layers] : graph.ghostLayers) {
+    if (layers <= 0) continue;
+    ghost = std::max(ghost, layers);
+    bytesPerValue = bytesPerValue == 0 ? label->elementBytes()
+                                       : std::min(bytesPerValue, label->elementBytes());
+  }
+  if (bytesPerValue == 0) return;  // no stencil reads ghost cells
+  const StencilFootprint smallest{1, 1, ghost, bytesPerValue};
+  const std::size_t needed = smallest.bytes(*tiling.tile);
+  if (needed > tiling.scratchpadBytes) {
+    std::ostringstream message;
+    message << "the tile " << *tiling.tile << " needs at least " << needed
+            << " bytes of scratch (one input with " << ghost << " ghost layers, one output), more "
+            << "than scheduler.scratchpad_bytes " << tiling.scratchpadBytes;
+    throw spec->errorAtValue("tile", message.str());
+  }
+}
+
 SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
   SchedulerOptions options;
   if (!spec) return options;
@@ -188,7 +219,8 @@ void SimulationController::validate() const {
 }
 
 RunResult SimulationController::run(const RunOptions& options) {
-  validate();
+  // Every rank checks the deck; they agree before anything collective.
+  agreeOn(m_world, [&] { validate(); });
   VarLabelRegistry labels;
   ApplicationContext context{labels, m_log, m_world};
   const auto app = createComponent(m_deck, m_components, context);
@@ -235,10 +267,11 @@ RunResult SimulationController::run(const RunOptions& options) {
   }
   TraceTrack* const mainTrack = trace ? &trace->main() : nullptr;
   std::ofstream statsOut;
-  if (!options.statsFile.empty() && m_world.isRoot()) {
+  agreeOn(m_world, [&] {
+    if (options.statsFile.empty() || !m_world.isRoot()) return;
     statsOut.open(options.statsFile);
     if (!statsOut) throw InputError("cannot write statistics to '" + options.statsFile + "'");
-  }
+  });
   const auto recordTimestepGraph = [&] {
     sched.beginGraph("timestep");
     app->scheduleTimeAdvance(level, sched);
@@ -249,6 +282,7 @@ RunResult SimulationController::run(const RunOptions& options) {
   // reused while the grid and the load balance stay as they are.
   recordTimestepGraph();
   CompiledGraph stepGraph = sched.compile(grid, patchRanks);
+  agreeOn(m_world, [&] { checkExplicitTile(schedulerSpec, sched.options().tiling, stepGraph); });
   DataArchiver archiver(
       m_deck,
       DataArchiver::defaultBase(m_deck.file(), options.restart ? options.restart->directory : ""),
@@ -296,8 +330,11 @@ RunResult SimulationController::run(const RunOptions& options) {
              " detailed tasks, ", stepGraph.sends.size(), " sends and ", stepGraph.receives.size(),
              " receives on rank 0; compiled in ", std::setprecision(3),
              stepGraph.compileSeconds * 1e3, " ms (slowest rank ", slowestCompile * 1e3, " ms)");
-  if (!options.taskGraphFile.empty() && m_world.isRoot()) {
-    writeTaskGraph(options.taskGraphFile, sched, grid, patchRanks, m_world.size());
+  if (!options.taskGraphFile.empty()) {
+    agreeOn(m_world, [&] {
+      if (m_world.isRoot())
+        writeTaskGraph(options.taskGraphFile, sched, grid, patchRanks, m_world.size());
+    });
     m_log.info("wrote the timestep graph to ", options.taskGraphFile);
   }
 

@@ -1,5 +1,6 @@
 #include "CCA/Components/SimulationController/TraceFile.h"
 
+#include "Core/Parallel/Agreement.h"
 #include "Core/Util/Error.h"
 
 #include <mpi.h>
@@ -61,13 +62,11 @@ nlohmann::json traceEvents(const Trace& trace, int rank) {
 
 TraceFile::TraceFile(const std::string& path, const Communicator& comm)
     : m_path(path), m_comm(comm) {
-  int opened = 1;
-  if (comm.isRoot()) {
+  agreeOn(comm, [&] {
+    if (!comm.isRoot()) return;
     m_out.open(path);
-    opened = m_out ? 1 : 0;
-  }
-  TESSERA_MPI_CHECK(MPI_Bcast(&opened, 1, MPI_INT, 0, comm.get()));
-  if (!opened) throw InputError("cannot write the trace to '" + path + "'");
+    if (!m_out) throw InputError("cannot write the trace to '" + path + "'");
+  });
 }
 
 void TraceFile::write(const Trace& trace, const nlohmann::json& graph) {
@@ -83,8 +82,10 @@ void TraceFile::write(const Trace& trace, const nlohmann::json& graph) {
     offsets[r] = static_cast<int>(total);
     total += lengths[r];
   }
-  if (m_comm.isRoot() && total > INT32_MAX)
-    throw Error("the trace (" + std::to_string(total) + " bytes) is too large to gather");
+  agreeOn(m_comm, [&] {
+    if (m_comm.isRoot() && total > INT32_MAX)
+      throw Error("the trace (" + std::to_string(total) + " bytes) is too large to gather");
+  });
   std::vector<char> all(m_comm.isRoot() ? static_cast<std::size_t>(total) : 0);
   TESSERA_MPI_CHECK(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(),
                                 offsets.data(), MPI_CHAR, 0, m_comm.get()));
@@ -101,6 +102,7 @@ void TraceFile::write(const Trace& trace, const nlohmann::json& graph) {
   }
   m_out << file.dump() << '\n';
   m_out.close();
+  // Rank 0 alone writes; the run ends right after, so it may fail alone.
   if (!m_out) throw Error("could not finish writing the trace to '" + m_path + "'");
 }
 
