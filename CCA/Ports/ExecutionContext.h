@@ -98,6 +98,7 @@ class ExecutionContext {
     const bool tiled = m_tiling.enabled && m_space == Space::Device;
     const TraceScope traced(m_trace, tiled ? "tiled stencilFor" : "stencilFor", "kernel");
     if (!tiled) {
+      if (!box.empty()) requireStencilHalo(m_label, box, ghost, in);
       onSpace([&](const auto& space) { tessera::stencilFor(m_label, space, box, in, out, body); });
       return;
     }

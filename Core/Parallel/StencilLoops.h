@@ -39,6 +39,18 @@ KOKKOS_INLINE_FUNCTION void stencilRow(const Body& kernel, const StencilInputs<T
     kernel(i, j, k, in, out);
 }
 
+// A stencil reading `ghost` layers around `box` needs inputs that hold
+// them: both the untiled and the tiled loops check, with this message.
+template <class T, std::size_t NumInputs>
+void requireStencilHalo(const std::string& label, const Box& box, int ghost,
+                        const StencilInputs<T, NumInputs>& inputs) {
+  for (std::size_t n = 0; n < NumInputs; ++n) {
+    TESSERA_REQUIRE_THROWS(inputs[n].box().contains(box.grow(ghost)),
+                           label << ": input " << n << " holds " << inputs[n].box() << " but "
+                                 << ghost << " ghost layers around " << box << " are needed");
+  }
+}
+
 template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
 void stencilFor(const std::string& label, const ExecSpace& space, const Box& box,
                 const StencilInputs<T, NumInputs>& in, const StencilOutputs<T, NumOutputs>& out,
@@ -83,11 +95,7 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
                     const StencilOutputs<T, NumOutputs>& outputs, const Body& body) {
   if (box.empty()) return 0;
   TESSERA_REQUIRE_THROWS(IntVector{}.allLessThan(tile), "tile " << tile << " must be positive");
-  for (std::size_t n = 0; n < NumInputs; ++n) {
-    TESSERA_REQUIRE_THROWS(inputs[n].box().contains(box.grow(ghost)),
-                           label << ": input " << n << " holds " << inputs[n].box() << " but "
-                                 << ghost << " ghost layers around " << box << " are needed");
-  }
+  requireStencilHalo(label, box, ghost, inputs);
   const IntVector extent = box.size();
   const IntVector count{(extent.x + tile.x - 1) / tile.x, (extent.y + tile.y - 1) / tile.y,
                         (extent.z + tile.z - 1) / tile.z};

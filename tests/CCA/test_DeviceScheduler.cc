@@ -484,6 +484,44 @@ TEST_F(DeviceSchedulerTest, UnknownModeIsAnInputError) {
 class DeviceSchedulerModeTest : public DeviceSchedulerTest,
                                 public ::testing::WithParamInterface<const char*> {};
 
+// MPI counts are ints, so a message of 2 GiB or more travels in chunks
+// (ChunkedMessages.h). Forced down to 1001 bytes, the chunks cut values in
+// two and end with a short one: every ghost value still arrives whole.
+TEST_P(DeviceSchedulerModeTest, MessagesCutIntoChunksArriveWhole) {
+  const Labels l;
+  const Reference ref(level());
+  SchedulerOptions options;
+  options.messageChunkBytes = 1001;
+  ThreadLog threads;
+  const auto scheduler = makeScheduler(GetParam(), m_world, options);
+  const auto oldDW = initialise(*scheduler, l, threads);
+  scheduler->beginGraph("step");
+  scheduleStep(*scheduler, level(), l, threads);
+  const CompiledGraph step = scheduler->compile(m_grid, m_ranks);
+  std::int64_t chunked = 0;
+  for (const Message& message : step.sends)
+    chunked += chunkCount(message.bytes, options.messageChunkBytes) > 1 ? 1 : 0;
+  if (m_world.size() > 1) {
+    EXPECT_GT(globalSum(chunked), 0);
+  } else {
+    EXPECT_EQ(globalSum(chunked), 0);
+  }
+  for (int run = 0; run < 2; ++run) {
+    OnDemandDataWarehouse newDW("NewDW", 1, 0.1, 0.1);
+    EXPECT_NO_THROW(scheduler->execute(step, *oldDW, newDW));
+    EXPECT_EQ(globalSum(wrongValues(newDW, l, ref)), 0);
+  }
+}
+
+TEST(ChunkedMessages, ChunkCountsCoverTheMessage) {
+  EXPECT_EQ(chunkCount(0, 1001), 1U);
+  EXPECT_EQ(chunkCount(1001, 1001), 1U);
+  EXPECT_EQ(chunkCount(1002, 1001), 2U);
+  EXPECT_EQ(chunkCount(std::size_t{5} << 30, kMaxMessageChunkBytes), 5U);
+  // No chunk exceeds what an int counts, whatever is asked.
+  EXPECT_EQ(chunkCount(std::size_t{1} << 32, std::size_t{1} << 40), 3U);
+}
+
 // A device task throws on every patch of every rank, while ghost messages
 // are still in flight. execute() throws it; then the same scheduler runs the
 // good step graph and a graph whose messages have other sizes.

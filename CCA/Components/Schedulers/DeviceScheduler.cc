@@ -296,7 +296,7 @@ void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse&
   Job job;
   {
     ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, m_executions++, m_buffers,
-                         controlTrack());
+                         controlTrack(), m_options.messageChunkBytes);
     job.state = &state;
     job.controlStats = &controlStats;
     job.deviceStats = &deviceStats;

@@ -15,13 +15,13 @@ const CompiledGraph& compiledFor(const CompiledGraph& graph, const Communicator&
 ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                                OnDemandDataWarehouse& newDW, const Communicator& comm,
                                SchedulerStats& stats, int execution, MessageBuffers& buffers,
-                               TraceTrack* trace)
+                               TraceTrack* trace, std::size_t messageChunkBytes)
     : m_graph(compiledFor(graph, comm)),
       m_oldDW(oldDW),
       m_newDW(newDW),
       m_context{stats, {}, trace},
       m_dependencies(graph),
-      m_ghosts(graph, oldDW, newDW, comm, m_context, execution, buffers),
+      m_ghosts(graph, oldDW, newDW, comm, m_context, execution, buffers, messageChunkBytes),
       m_reductions(graph, newDW, comm, m_context) {}
 
 void ExecutionState::start(bool deferInitialSends) {

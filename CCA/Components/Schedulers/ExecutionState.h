@@ -29,7 +29,8 @@ class ExecutionState {
   // `trace` is the control thread's track, or null.
   ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                  OnDemandDataWarehouse& newDW, const Communicator& comm, SchedulerStats& stats,
-                 int execution, MessageBuffers& buffers, TraceTrack* trace = nullptr);
+                 int execution, MessageBuffers& buffers, TraceTrack* trace = nullptr,
+                 std::size_t messageChunkBytes = kMaxMessageChunkBytes);
   ExecutionState(const ExecutionState&) = delete;
   ExecutionState& operator=(const ExecutionState&) = delete;
 

@@ -10,14 +10,16 @@ namespace tessera {
 
 GhostExchange::GhostExchange(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                              OnDemandDataWarehouse& newDW, const Communicator& comm,
-                             CommContext& context, int execution, MessageBuffers& buffers)
+                             CommContext& context, int execution, MessageBuffers& buffers,
+                             std::size_t chunkBytes)
     : m_graph(graph),
       m_oldDW(oldDW),
       m_newDW(newDW),
       m_comm(comm),
       m_context(context),
       m_buffers(buffers),
-      m_execution(std::max(execution, 0)) {
+      m_execution(std::max(execution, 0)),
+      m_chunkBytes(chunkBytes) {
   // Phases 0 .. tasks.size() shifted into this execution's window of tags.
   const int phases = static_cast<int>(graph.tasks.size()) + 1;
   int* tagUpperBound = nullptr;
@@ -60,15 +62,23 @@ std::int64_t GhostExchange::flowId(const Message& message, int source, int desti
 
 void GhostExchange::start(bool deferInitialSends) {
   const CommTimer timer(m_context);
-  m_recvRequests.assign(m_graph.receives.size(), MPI_REQUEST_NULL);
+  const auto chunkOffsets = [&](const std::vector<Message>& messages) {
+    std::vector<std::size_t> first(messages.size() + 1, 0);
+    for (std::size_t m = 0; m < messages.size(); ++m)
+      first[m + 1] = first[m] + chunkCount(messages[m].bytes, m_chunkBytes);
+    return first;
+  };
+  m_recvFirst = chunkOffsets(m_graph.receives);
+  m_recvRequests.assign(m_recvFirst.back(), MPI_REQUEST_NULL);
   m_recvDone.assign(m_graph.receives.size(), false);
   for (std::size_t r = 0; r < m_graph.receives.size(); ++r) {
     const Message& message = m_graph.receives[r];
-    TESSERA_MPI_CHECK(MPI_Irecv(m_buffers.receives[r].data(), static_cast<int>(message.bytes),
-                                MPI_BYTE, message.peer, mpiTag(message), m_comm.get(),
-                                &m_recvRequests[r]));
+    postChunkedReceive(m_buffers.receives[r].data(), message.bytes, m_chunkBytes, message.peer,
+                       mpiTag(message), m_comm.get(), &m_recvRequests[m_recvFirst[r]]);
   }
-  m_sendRequests.assign(m_graph.sends.size(), MPI_REQUEST_NULL);
+  m_sendFirst = chunkOffsets(m_graph.sends);
+  m_sendRequests.assign(m_sendFirst.back(), MPI_REQUEST_NULL);
+  m_sendPosted.assign(m_graph.sends.size(), false);
   m_sendDone.assign(m_graph.sends.size(), false);
   m_pendingProducers.resize(m_graph.sends.size());
   for (std::size_t s = 0; s < m_graph.sends.size(); ++s)
@@ -78,7 +88,7 @@ void GhostExchange::start(bool deferInitialSends) {
 
 void GhostExchange::postInitialSends() {
   for (std::size_t s = 0; s < m_graph.sends.size(); ++s) {
-    if (m_graph.sends[s].producers.empty() && m_sendRequests[s] == MPI_REQUEST_NULL)
+    if (m_graph.sends[s].producers.empty() && !m_sendPosted[s])
       postSend(static_cast<int>(s));
   }
 }
@@ -131,9 +141,10 @@ void GhostExchange::postSend(int index) {
       var->pack(piece.sourceBox, buffer.data() + piece.byteOffset);
     }
   }
-  TESSERA_MPI_CHECK(MPI_Isend(buffer.data(), static_cast<int>(message.bytes), MPI_BYTE,
-                              message.peer, mpiTag(message), m_comm.get(),
-                              &m_sendRequests[static_cast<std::size_t>(index)]));
+  const auto s = static_cast<std::size_t>(index);
+  postChunkedSend(buffer.data(), message.bytes, m_chunkBytes, message.peer, mpiTag(message),
+                  m_comm.get(), &m_sendRequests[m_sendFirst[s]]);
+  m_sendPosted[s] = true;
   ++m_context.stats.messagesSent;
   m_context.stats.bytesSent += static_cast<std::int64_t>(message.bytes);
 }
@@ -142,11 +153,16 @@ bool GhostExchange::progress() {
   if (m_recvRequests.empty() && m_sendRequests.empty()) return false;
   const CommTimer timer(m_context);
   bool progressed = false;
-  for (std::size_t r = 0; r < m_recvRequests.size(); ++r) {
-    if (m_recvDone[r]) continue;
+  // All of a message's chunks, tested at once (one request, almost always).
+  const auto arrived = [](std::vector<MPI_Request>& requests, std::size_t first,
+                          std::size_t last) {
     int done = 0;
-    TESSERA_MPI_CHECK(MPI_Test(&m_recvRequests[r], &done, MPI_STATUS_IGNORE));
-    if (!done) continue;
+    TESSERA_MPI_CHECK(MPI_Testall(static_cast<int>(last - first), &requests[first], &done,
+                                  MPI_STATUSES_IGNORE));
+    return done != 0;
+  };
+  for (std::size_t r = 0; r < m_recvDone.size(); ++r) {
+    if (m_recvDone[r] || !arrived(m_recvRequests, m_recvFirst[r], m_recvFirst[r + 1])) continue;
     m_recvDone[r] = true;
     progressed = true;
     const Message& message = m_graph.receives[r];
@@ -160,11 +176,9 @@ bool GhostExchange::progress() {
                             flowId(message, message.peer, m_comm.rank()), at);
     }
   }
-  for (std::size_t s = 0; s < m_sendRequests.size(); ++s) {
-    if (m_sendRequests[s] == MPI_REQUEST_NULL || m_sendDone[s]) continue;
-    int done = 0;
-    TESSERA_MPI_CHECK(MPI_Test(&m_sendRequests[s], &done, MPI_STATUS_IGNORE));
-    if (done) m_sendDone[s] = true;
+  for (std::size_t s = 0; s < m_sendDone.size(); ++s) {
+    if (!m_sendPosted[s] || m_sendDone[s]) continue;
+    if (arrived(m_sendRequests, m_sendFirst[s], m_sendFirst[s + 1])) m_sendDone[s] = true;
   }
   return progressed;
 }
@@ -176,8 +190,8 @@ bool GhostExchange::outstanding() const {
 }
 
 bool GhostExchange::sendsOutstanding() const {
-  for (std::size_t s = 0; s < m_sendRequests.size(); ++s)
-    if (m_sendRequests[s] != MPI_REQUEST_NULL && !m_sendDone[s]) return true;
+  for (std::size_t s = 0; s < m_sendDone.size(); ++s)
+    if (m_sendPosted[s] && !m_sendDone[s]) return true;
   return false;
 }
 
@@ -234,7 +248,7 @@ void GhostExchange::performFills(const DetailedTask& task) {
 void GhostExchange::checkComplete() {
   TESSERA_MPI_CHECK(MPI_Waitall(static_cast<int>(m_sendRequests.size()), m_sendRequests.data(),
                                 MPI_STATUSES_IGNORE));
-  for (std::size_t r = 0; r < m_recvRequests.size(); ++r) {
+  for (std::size_t r = 0; r < m_recvDone.size(); ++r) {
     TESSERA_REQUIRE_THROWS(m_recvDone[r], "a message from rank " << m_graph.receives[r].peer
                                                                  << " (phase "
                                                                  << m_graph.receives[r].phase
@@ -262,8 +276,8 @@ std::vector<std::string> GhostExchange::describeMissingMessages(const DetailedTa
 
 std::vector<std::string> GhostExchange::describeOutstandingSends() const {
   std::vector<std::string> sends;
-  for (std::size_t s = 0; s < m_sendRequests.size(); ++s) {
-    if (m_sendRequests[s] == MPI_REQUEST_NULL || m_sendDone[s]) continue;
+  for (std::size_t s = 0; s < m_sendDone.size(); ++s) {
+    if (!m_sendPosted[s] || m_sendDone[s]) continue;
     const Message& m = m_graph.sends[s];
     std::ostringstream out;
     out << "send to rank " << m.peer << " (phase " << m.phase << ", tag " << mpiTag(m) << ", "

@@ -8,6 +8,7 @@
 #include "CCA/Components/Schedulers/CompiledGraph.h"
 #include "CCA/Components/Schedulers/MessageBuffers.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "Core/Parallel/ChunkedMessages.h"
 #include "Core/Parallel/Communicator.h"
 
 #include <mpi.h>
@@ -25,10 +26,11 @@ class GhostExchange {
   // execution left behind never matches a receive of a later one.
   GhostExchange(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                 OnDemandDataWarehouse& newDW, const Communicator& comm, CommContext& context,
-                int execution, MessageBuffers& buffers);
+                int execution, MessageBuffers& buffers,
+                std::size_t chunkBytes = kMaxMessageChunkBytes);
   GhostExchange(const GhostExchange&) = delete;
   GhostExchange& operator=(const GhostExchange&) = delete;
-  // After a failure: cancels and completes the receives, frees the sends.
+  // After a failure: completes or cancels what is posted (see abandon).
   ~GhostExchange();
 
   // Posts every receive and, unless deferred, the sends that need no task.
@@ -73,10 +75,16 @@ class GhostExchange {
   int m_execution = 0;
   int m_tagBase = 0;
 
+  // Each message's chunks (see ChunkedMessages.h): message m's requests are
+  // [first[m], first[m + 1]) of the flat request vectors.
+  std::size_t m_chunkBytes;
+  std::vector<std::size_t> m_recvFirst;
+  std::vector<std::size_t> m_sendFirst;
   std::vector<MPI_Request> m_recvRequests;
-  std::vector<bool> m_recvDone;
+  std::vector<bool> m_recvDone;  // per message
   std::vector<MPI_Request> m_sendRequests;
-  std::vector<bool> m_sendDone;
+  std::vector<bool> m_sendPosted;  // per message
+  std::vector<bool> m_sendDone;    // per message
   std::vector<int> m_pendingProducers;       // per send
   std::vector<bool> m_fillDone;              // per fill
   std::vector<int> m_pendingEagerProducers;  // per eager copy

@@ -12,6 +12,7 @@
 #include "CCA/Components/Schedulers/TaskGraph.h"
 #include "CCA/Ports/ExecutionContext.h"
 #include "CCA/Ports/Scheduler.h"
+#include "Core/Parallel/ChunkedMessages.h"
 #include "Core/Parallel/Communicator.h"
 #include "Core/Util/Trace.h"
 
@@ -33,6 +34,10 @@ struct SchedulerOptions {
   // Cut each rank's patches into box-shaped groups (see PatchGroup.h); the
   // controller's default depends on the mode (scheduler.patch_groups).
   bool patchGroups = true;
+  // The largest piece one MPI call moves: MPI counts are ints, so a ghost
+  // message of 2 GiB or more travels as several (same peer and tag, so they
+  // arrive in order). Tests force a small size to exercise the cutting.
+  std::size_t messageChunkBytes = kMaxMessageChunkBytes;
 };
 
 class GraphScheduler : public Scheduler {
