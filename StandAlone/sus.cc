@@ -13,6 +13,8 @@
 #include "StandAlone/RunReport.h"
 #include "Core/Util/Version.h"
 
+#include "StandAlone/CliChecks.h"
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -42,11 +44,18 @@ struct Options {
 };
 
 // Kokkos starts before the deck is validated, so read scheduler.device_threads
-// leniently here; a bad value is reported properly by the validation later.
+// (with the --set overrides) leniently here; a bad value is reported properly
+// by the validation later.
 int deviceThreadsFromDeck(const Options& options) {
   try {
     const std::string deck = options.restartDir.empty() ? options.deck : options.restartDir + "/input.yaml";
-    const auto scheduler = tessera::ProblemSpec::fromFile(deck).findSection("scheduler");
+    tessera::ProblemSpec spec = tessera::ProblemSpec::fromFile(deck);
+    for (const std::string& assignment : options.overrides) {  // --set wins, as everywhere
+      const auto equals = assignment.find('=');
+      if (equals != std::string::npos && equals > 0)
+        spec = spec.withOverride(assignment.substr(0, equals), assignment.substr(equals + 1));
+    }
+    const auto scheduler = spec.findSection("scheduler");
     return scheduler ? std::max(0, scheduler->get<int>("device_threads", 0)) : 0;
   } catch (const std::exception&) {
     return 0;
@@ -123,13 +132,13 @@ int main(int argc, char** argv) {
   app.add_option("deck", options.deck, "the input deck (YAML)")->check(CLI::ExistingFile);
   app.add_flag("--validate", options.validateOnly, "check the deck and exit (0 valid, 1 not)");
   app.add_option("--max-timesteps", options.maxTimesteps, "stop after N timesteps")
-      ->check(CLI::NonNegativeNumber);
+      ->check(tessera::kNonNegative);
   app.add_option("--emit-taskgraph", options.taskGraphFile,
                  "write the compiled timestep graph as GraphViz DOT");
   app.add_option(
          "--nthreads,--threads", options.threads,
          "device (Kokkos) threads per rank; default scheduler.device_threads, else OMP_NUM_THREADS")
-      ->check(CLI::PositiveNumber);
+      ->check(tessera::kPositive);
   app.add_option("--scheduler", options.scheduler, "host, sync or async (overrides scheduler.type)")
       ->check(CLI::IsMember({"host", "sync", "async"}));
   app.add_option("--stats", options.statsFile, "write per-timestep statistics as JSON lines");
@@ -139,7 +148,7 @@ int main(int argc, char** argv) {
                  "continue the run in RUN_DIR from its newest usable checkpoint (deck: RUN_DIR/input.yaml)")
       ->check(CLI::ExistingDirectory);
   app.add_option("--checkpoint", options.restartCheckpoint, "with --restart: the checkpoint's timestep")
-      ->check(CLI::NonNegativeNumber);
+      ->check(tessera::kNonNegative);
   app.add_option("--log-level", options.logLevel, "error, warning, info or debug")
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
   app.add_option("--set", options.overrides,

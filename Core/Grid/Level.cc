@@ -54,6 +54,28 @@ std::optional<std::pair<std::string, std::string>> LevelSpec::problem() const {
     }
     if (!key.empty()) return std::make_pair(key, message.str());
   }
+  // Cell indices are ints and counts int64: keep every extent, ghost and
+  // extra cells included, and the whole count well inside both.
+  constexpr std::int64_t kMaxCellsPerAxis = std::int64_t{1} << 30;
+  constexpr std::int64_t kMaxCells = std::int64_t{1} << 50;
+  std::int64_t cells = 1;
+  for (int axis = 0; axis < 3; ++axis) {
+    const std::int64_t extent = std::int64_t{resolution[axis]} + 2 * std::int64_t{extraCells[axis]};
+    if (extent > kMaxCellsPerAxis) {
+      std::ostringstream message;
+      message << "resolution " << resolution << " with extra cells has " << extent
+              << " cells along " << axisName(axis) << "; at most " << kMaxCellsPerAxis
+              << " are supported";
+      return std::make_pair(std::string("resolution"), message.str());
+    }
+    cells *= extent;
+  }
+  if (cells > kMaxCells) {
+    std::ostringstream message;
+    message << "resolution " << resolution << " with extra cells has " << cells
+            << " cells; at most " << kMaxCells << " are supported";
+    return std::make_pair(std::string("resolution"), message.str());
+  }
   return std::nullopt;
 }
 

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -158,10 +159,32 @@ bool forTriple(const YAML::Node& node, Convert convert) {
   return true;
 }
 
+// The first line indented with a tab (1-based), or 0. YAML indents with
+// spaces only, and yaml-cpp's complaint about a tab does not mention it.
+int firstTabIndentedLine(const std::string& text) {
+  int line = 1;
+  bool inIndent = true;
+  for (const char c : text) {
+    if (c == '\n') {
+      ++line;
+      inIndent = true;
+    } else if (inIndent && c == '\t') {
+      return line;
+    } else if (c != ' ') {
+      inIndent = false;
+    }
+  }
+  return 0;
+}
+
 YAML::Node loadYaml(const std::string& text, const std::string& file) {
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
+    if (const int line = firstTabIndentedLine(text)) {
+      throw DeckError(file, line, 1, "",
+                      "invalid YAML: this line is indented with a tab; YAML indents with spaces");
+    }
     const bool located = !e.mark.is_null();
     throw DeckError(file, located ? e.mark.line + 1 : 0, located ? e.mark.column + 1 : 0, "",
                     "invalid YAML: " + e.msg);
@@ -352,7 +375,35 @@ void ProblemSpec::readAs(const std::string& key, T& out, const char* expected,
   }
 }
 
+// An integer literal too large for an int says so, rather than "expected
+// an integer" about a value that plainly is one.
+void ProblemSpec::requireIntRange(const std::string& key) const {
+  const std::optional<Entry> entry = findEntry(m_node->value, key);
+  if (!entry) return;
+  const auto check = [&](const YAML::Node& item) {
+    if (!item.IsScalar()) return;
+    std::int64_t wide = 0;
+    int narrow = 0;
+    const std::string_view text = withoutPlus(item.Scalar());
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), wide);
+    const bool integer = !text.empty() && end == text.data() + text.size() &&
+                         (ec == std::errc() || ec == std::errc::result_out_of_range);
+    if (integer && !parseInt(item.Scalar(), narrow)) {
+      throw errorAtValue(key, "'" + item.Scalar() + "' is too large: integers here lie within " +
+                                  std::to_string(std::numeric_limits<int>::min()) + " .. " +
+                                  std::to_string(std::numeric_limits<int>::max()));
+    }
+  };
+  if (entry->value.IsSequence()) {
+    for (const YAML::Node& item : entry->value)
+      check(item);
+  } else {
+    check(entry->value);
+  }
+}
+
 void ProblemSpec::read(const std::string& key, int& out) const {
+  requireIntRange(key);
   readAs(key, out, "an integer",
          [](const YAML::Node& n, int& v) { return n.IsScalar() && parseInt(n.Scalar(), v); });
 }
@@ -376,6 +427,7 @@ void ProblemSpec::read(const std::string& key, std::string& out) const {
 }
 
 void ProblemSpec::read(const std::string& key, IntVector& out) const {
+  requireIntRange(key);
   readAs(key, out, "a list of 3 integers", [](const YAML::Node& n, IntVector& v) {
     return forTriple(n, [&](int i, const std::string& s) { return parseInt(s, v[i]); });
   });

@@ -85,6 +85,7 @@ class ProblemSpec {
   template <class T, class Convert>
   void readAs(const std::string& key, T& out, const char* expected, Convert convert) const;
 
+  void requireIntRange(const std::string& key) const;
   void read(const std::string& key, int& out) const;
   void read(const std::string& key, double& out) const;
   void read(const std::string& key, bool& out) const;

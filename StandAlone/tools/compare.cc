@@ -1,20 +1,27 @@
 // tessera-compare: compare two run directories output by output (Uintah's compare_uda).
 //   tessera-compare A B [--abs 1e-9] [--rel 1e-6] [--exact]
 // Two values differ when |a-b| > abs and |a-b| > rel*max(|a|,|b|); --exact
-// compares the stored bits. Every cell of every variable at every common
-// output timestep is compared, extra cells included.
+// compares the stored bits. Every cell of every variable, and every
+// reduction variable, at every output timestep the two runs share is
+// compared, extra cells included; a restarted run compares with the straight
+// run it continues on the timesteps both wrote (the tool says which).
 // Exit codes: 0 equal, 1 different (the first differing cell and values are
-// printed), 2 not comparable (other timesteps, variables or grids, or unreadable).
+// printed), 2 not comparable (no timestep in common, other variables or
+// grids, or unreadable).
 
 #include "CCA/Components/DataArchiver/ArchiveReader.h"
 #include "Core/Util/Error.h"
 
+#include "StandAlone/CliChecks.h"
+
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace {
 
@@ -28,27 +35,64 @@ struct NotComparable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-void requireComparable(const ArchiveReader& a, const ArchiveReader& b) {
-  const auto& oa = a.index().outputs;
-  const auto& ob = b.index().outputs;
-  if (oa.size() != ob.size()) {
-    throw NotComparable("the runs have " + std::to_string(oa.size()) + " and " + std::to_string(ob.size()) +
-                        " outputs");
+struct Tolerance {
+  double absolute;
+  double relative;
+  bool exact;
+
+  bool differ(double x, double y, const std::uint8_t* xBits, const std::uint8_t* yBits,
+              std::size_t bytes) const {
+    if (exact) return std::memcmp(xBits, yBits, bytes) != 0;
+    const double gap = std::fabs(x - y);
+    return (gap > absolute && gap > relative * std::max(std::fabs(x), std::fabs(y))) ||
+           std::isnan(x) != std::isnan(y);
   }
-  for (std::size_t n = 0; n < oa.size(); ++n) {
-    if (oa[n].timestep != ob[n].timestep) {
-      throw NotComparable("output " + std::to_string(n) + " is timestep " + std::to_string(oa[n].timestep) +
-                          " in one run and " + std::to_string(ob[n].timestep) + " in the other");
-    }
-    const ArchivedGrid ga = a.grid(oa[n]);
-    const ArchivedGrid gb = b.grid(ob[n]);
-    if (ga.resolution != gb.resolution || ga.extraCells != gb.extraCells || ga.lower != gb.lower ||
-        ga.upper != gb.upper) {
-      throw NotComparable("the grids differ at timestep " + std::to_string(oa[n].timestep));
-    }
-    if (a.variables(oa[n]) != b.variables(ob[n])) {
-      throw NotComparable("the variables differ at timestep " + std::to_string(oa[n].timestep));
-    }
+};
+
+std::string listed(const std::vector<int>& timesteps) {
+  std::ostringstream out;
+  for (std::size_t n = 0; n < timesteps.size(); ++n)
+    out << (n ? ", " : "") << timesteps[n];
+  return timesteps.empty() ? "none" : out.str();
+}
+
+std::vector<int> outputTimesteps(const ArchiveReader& reader) {
+  std::vector<int> timesteps;
+  for (const ArchiveEntry& e : reader.index().outputs)
+    timesteps.push_back(e.timestep);
+  std::sort(timesteps.begin(), timesteps.end());
+  return timesteps;
+}
+
+// The output timesteps both runs wrote; says which, and which it skips.
+std::vector<int> sharedTimesteps(const ArchiveReader& a, const ArchiveReader& b) {
+  const std::vector<int> ta = outputTimesteps(a);
+  const std::vector<int> tb = outputTimesteps(b);
+  std::vector<int> shared, onlyA, onlyB;
+  std::set_intersection(ta.begin(), ta.end(), tb.begin(), tb.end(), std::back_inserter(shared));
+  std::set_difference(ta.begin(), ta.end(), tb.begin(), tb.end(), std::back_inserter(onlyA));
+  std::set_difference(tb.begin(), tb.end(), ta.begin(), ta.end(), std::back_inserter(onlyB));
+  if (shared.empty()) {
+    throw NotComparable("the runs share no output timestep (first: " + listed(ta) +
+                        "; second: " + listed(tb) + ")");
+  }
+  std::cout << "comparing timesteps " << listed(shared);
+  if (!onlyA.empty()) std::cout << "; only in the first: " << listed(onlyA);
+  if (!onlyB.empty()) std::cout << "; only in the second: " << listed(onlyB);
+  std::cout << "\n";
+  return shared;
+}
+
+void requireComparable(const ArchiveReader& a, const ArchiveEntry& ea, const ArchiveReader& b,
+                       const ArchiveEntry& eb) {
+  const ArchivedGrid ga = a.grid(ea);
+  const ArchivedGrid gb = b.grid(eb);
+  if (ga.resolution != gb.resolution || ga.extraCells != gb.extraCells || ga.lower != gb.lower ||
+      ga.upper != gb.upper) {
+    throw NotComparable("the grids differ at timestep " + std::to_string(ea.timestep));
+  }
+  if (a.variables(ea) != b.variables(eb)) {
+    throw NotComparable("the variables differ at timestep " + std::to_string(ea.timestep));
   }
 }
 
@@ -58,14 +102,14 @@ int main(int argc, char** argv) {
   CLI::App app{"tessera-compare: compare two Tessera runs variable by variable and timestep by timestep",
                "tessera-compare"};
   std::string first, second;
-  double absolute = 1e-9;
-  double relative = 1e-6;
-  bool exact = false;
+  Tolerance tolerance{1e-9, 1e-6, false};
   app.add_option("a", first, "the first run directory")->required();
   app.add_option("b", second, "the second run directory")->required();
-  app.add_option("--abs", absolute, "absolute tolerance (default 1e-9)");
-  app.add_option("--rel", relative, "relative tolerance (default 1e-6)");
-  app.add_flag("--exact", exact, "bitwise comparison");
+  app.add_option("--abs", tolerance.absolute, "absolute tolerance (default 1e-9)")
+      ->check(tessera::kNonNegative);
+  app.add_option("--rel", tolerance.relative, "relative tolerance (default 1e-6)")
+      ->check(tessera::kNonNegative);
+  app.add_flag("--exact", tolerance.exact, "bitwise comparison");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -74,40 +118,57 @@ int main(int argc, char** argv) {
   try {
     const ArchiveReader a(first);
     const ArchiveReader b(second);
-    requireComparable(a, b);
+    const std::vector<int> shared = sharedTimesteps(a, b);
     std::int64_t compared = 0;
-    for (std::size_t n = 0; n < a.index().outputs.size(); ++n) {
-      const ArchiveEntry& ea = a.index().outputs[n];
-      const ArchiveEntry& eb = b.index().outputs[n];
+    std::int64_t reductions = 0;
+    for (const int timestep : shared) {
+      const ArchiveEntry& ea = a.output(timestep);
+      const ArchiveEntry& eb = b.output(timestep);
+      requireComparable(a, ea, b, eb);
       for (const std::string& name : a.variables(ea)) {
         const ArchivedVariable va = a.read(ea, name);
         const ArchivedVariable vb = b.read(eb, name);
         if (va.valueType != vb.valueType) {
-          throw NotComparable("'" + name + "' is " + va.valueType + " in one run and " + vb.valueType + " in the other");
+          throw NotComparable("'" + name + "' is " + va.valueType + " in one run and " +
+                              vb.valueType + " in the other");
         }
         const std::size_t bytes = va.raw.size() / va.values.size();
         for (std::size_t c = 0; c < va.values.size(); ++c) {
           const double x = va.values[c];
           const double y = vb.values[c];
-          const double gap = std::fabs(x - y);
-          const bool differ = exact ? std::memcmp(&va.raw[c * bytes], &vb.raw[c * bytes], bytes) != 0
-                                    : (gap > absolute && gap > relative * std::max(std::fabs(x), std::fabs(y))) ||
-                                          std::isnan(x) != std::isnan(y);
-          if (!differ) continue;
+          if (!tolerance.differ(x, y, &va.raw[c * bytes], &vb.raw[c * bytes], bytes)) continue;
           const IntVector size = va.size;
-          const IntVector cell = va.indexLo + IntVector{static_cast<int>(c % size.x),
-                                                        static_cast<int>((c / size.x) % size.y),
-                                                        static_cast<int>(c / (static_cast<std::size_t>(size.x) * size.y))};
-          std::cout << std::setprecision(17) << "different: '" << name << "' at timestep " << ea.timestep
-                    << " (time " << ea.time << "), cell " << cell << ": " << x << " vs " << y << " (difference "
-                    << gap << ")\n";
+          const IntVector cell =
+              va.indexLo +
+              IntVector{static_cast<int>(c % size.x), static_cast<int>((c / size.x) % size.y),
+                        static_cast<int>(c / (static_cast<std::size_t>(size.x) * size.y))};
+          std::cout << std::setprecision(17) << "different: '" << name << "' at timestep "
+                    << timestep << " (time " << ea.time << "), cell " << cell << ": " << x
+                    << " vs " << y << " (difference " << std::fabs(x - y) << ")\n";
           return kDifferent;
         }
         compared += static_cast<std::int64_t>(va.values.size());
       }
+      const auto ra = a.reductions(ea);
+      const auto rb = b.reductions(eb);
+      for (const auto& x : ra) {
+        const auto y = std::find_if(rb.begin(), rb.end(), [&](const auto& r) { return r.name == x.name; });
+        if (y == rb.end()) continue;  // a reduction one run has not computed yet
+        if (x.raw.size() != y->raw.size()) {
+          throw NotComparable("reduction '" + x.name + "' has another type in the other run");
+        }
+        if (tolerance.differ(x.value, y->value, x.raw.data(), y->raw.data(), x.raw.size())) {
+          std::cout << std::setprecision(17) << "different: reduction '" << x.name
+                    << "' at timestep " << timestep << ": " << x.value << " vs " << y->value
+                    << " (difference " << std::fabs(x.value - y->value) << ")\n";
+          return kDifferent;
+        }
+        ++reductions;
+      }
     }
-    std::cout << "equal: " << a.index().outputs.size() << " outputs, " << compared << " values compared"
-              << (exact ? " bitwise" : "") << "\n";
+    std::cout << "equal: " << shared.size() << " outputs, " << compared << " values and "
+              << reductions << " reductions compared" << (tolerance.exact ? " bitwise" : "")
+              << "\n";
     return kEqual;
   } catch (const NotComparable& e) {
     std::cout << "not comparable: " << e.what() << "\n";

@@ -20,6 +20,8 @@
 #include "Core/Grid/Variables/ReductionVariable.h"
 #include "Core/Util/Timer.h"
 
+#include "StandAlone/CliChecks.h"
+
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 
@@ -55,9 +57,9 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->expected(3);
   app.add_option("--ranks", ranks, "number of ranks the patches are spread over")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--rank", rank, "the rank whose graph is compiled")->check(CLI::NonNegativeNumber);
-  app.add_option("--cells", cells, "cells per patch along each axis")->check(CLI::PositiveNumber);
+      ->check(tessera::kPositive);
+  app.add_option("--rank", rank, "the rank whose graph is compiled")->check(tessera::kNonNegative);
+  app.add_option("--cells", cells, "cells per patch along each axis")->check(tessera::kPositive);
   try {
     app.parse(argc, argv);
     if (rank >= ranks) throw CLI::ValidationError("--rank", "must be below --ranks");

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -48,6 +49,20 @@ void list(const ArchiveReader& reader) {
 }
 
 void stats(const ArchiveReader& reader, const std::string& only, int timestep) {
+  // What was asked for must exist: an empty table is no answer.
+  if (timestep >= 0) reader.output(timestep);
+  if (!only.empty() && !reader.index().outputs.empty()) {
+    const auto names = reader.variables(reader.index().outputs.front());
+    if (std::find(names.begin(), names.end(), only) == names.end()) {
+      std::string known;
+      for (const std::string& name : names)
+        known += (known.empty() ? "" : ", ") + name;
+      throw InputError("--var: no variable '" + only + "' in " + reader.directory() +
+                       " (variables: " + known + ")");
+    }
+  }
+  if (reader.index().outputs.empty())
+    throw InputError("'" + reader.directory() + "' has no outputs to summarise");
   std::cout << std::setw(8) << "timestep" << std::setw(16) << "time" << std::setw(10) << "variable" << std::setw(16)
             << "min" << std::setw(16) << "max" << std::setw(16) << "mean" << std::setw(16) << "L2 (RMS)" << "\n";
   for (const ArchiveEntry& entry : reader.index().outputs) {
@@ -90,6 +105,16 @@ void line(const ArchiveReader& reader, const std::string& name, int timestep, co
   const ArchiveEntry& entry = reader.output(timestep);
   const ArchivedGrid grid = reader.grid(entry);
   const ArchivedVariable var = reader.read(entry, name);
+  // Check the whole line before printing any of it.
+  const IntVector first = axis == 0 ? IntVector{var.indexLo.x, a, b}
+                          : axis == 1 ? IntVector{a, var.indexLo.y, b}
+                                      : IntVector{a, b, var.indexLo.z};
+  if (!var.contains(first)) {
+    std::ostringstream message;
+    message << "--at " << at << " lies outside the archived cells (" << var.size
+            << " cells from " << var.indexLo << ")";
+    throw InputError(message.str());
+  }
   std::cout << "# " << name << " at timestep " << timestep << " (time " << std::setprecision(9) << entry.time
             << ") along " << axisName << "\n# index position value\n";
   for (int n = var.indexLo[axis]; n < var.indexLo[axis] + var.size[axis]; ++n) {

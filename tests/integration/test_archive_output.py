@@ -151,6 +151,9 @@ def run_checks(sus, deck, tools, work):
     for other in runs[1:]:
         code, text = run_compare("--exact", runs[0], other)
         check(f"{other.name} equals {runs[0].name} bitwise", code == 0 and "compared bitwise" in text, text)
+        reductions = re.search(r"and (\d+) reductions compared", text)
+        check(f"{other.name}: the reduction variables are compared too",
+              reductions is not None and int(reductions.group(1)) > 0, text)
         code, text = run_compare("--abs", "0", "--rel", "0", runs[0], other)
         check(f"{other.name} equals {runs[0].name} value by value with zero tolerance", code == 0, text)
 
@@ -187,8 +190,20 @@ def run_checks(sus, deck, tools, work):
     check("the 16^3 run exits 0", run.returncode == 0, run.describe())
     code, text = run_compare(runs[0], coarse)
     check("another grid is not comparable (exit 2)", code == 2 and "not comparable" in text, text)
-    code, text = run_compare(plain, runs[0])
-    check("outputs at other timesteps are not comparable (exit 2)", code == 2 and "not comparable" in text, text)
+    # Runs with different output lists compare on the timesteps they share,
+    # and say which; with none in common they are not comparable.
+    code, text = run_compare("--exact", plain, runs[0])
+    check("runs sharing timesteps 0, 4, 8 compare on those, saying so (exit 0)",
+          code == 0 and "comparing timesteps 0, 4, 8; only in the second: 9" in text
+          and "equal: 3 outputs" in text, text)
+    offset = work / "offset.tsa"
+    run = sus.run(deck, ranks=1, sets=[f"output.dir={offset}", "output.timestep_interval=3",
+                                      "output.output_initial=false", "output.output_last=false",
+                                      "time.max_timesteps=8", "time.max_time=1.0"])
+    check("the run writing timesteps 3 and 6 exits 0", run.returncode == 0, run.describe())
+    code, text = run_compare(plain, offset)
+    check("runs sharing no timestep are not comparable (exit 2) and list both",
+          code == 2 and "share no output timestep (first: 0, 4, 8; second: 3, 6)" in text, text)
 
     # The inspector lists, summarises and extracts.
     inspect = str(tools / "tessera-inspect")

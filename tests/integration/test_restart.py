@@ -89,6 +89,13 @@ def run_checks(sus, deck, work):
               and base.resolve().name == f"{base.name}.001", str(versions(base)))
         loaded(name, again, work / f"{base.name}.001",
                work / f"{base.name}.000" / "checkpoints" / f"t{step:05d}.h5", step)
+        # The restarted run compares with the straight one on the outputs both wrote.
+        compare = pathlib.Path(sus.sus).parent / "tessera-compare"
+        done = subprocess.run([str(compare), "--exact", str(work / f"{base.name}.000"),
+                               str(work / f"{base.name}.001")], capture_output=True, text=True)
+        check(f"{name}: tessera-compare --exact finds the restarted outputs equal to the straight run's",
+              done.returncode == 0 and "comparing timesteps" in done.stdout
+              and "only in the first: 0" in done.stdout, done.stdout + done.stderr)
 
     source = work / "elastic0.tsa.000"
     newest = restart(2, source, ["time.max_timesteps=16"])

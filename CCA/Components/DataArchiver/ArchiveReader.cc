@@ -87,4 +87,28 @@ ArchivedVariable ArchiveReader::read(const ArchiveEntry& entry, const std::strin
   return result;
 }
 
+std::vector<ArchiveReader::Reduction> ArchiveReader::reductions(const ArchiveEntry& entry) const {
+  const H5ErrorSilencer quiet;
+  const std::string file = path(entry);
+  const H5File h5 = openSerialFile(file);
+  std::vector<Reduction> found;
+  if (!hasLink(h5.get(), "reductions")) return found;
+  const H5Group group(H5Gopen2(h5.get(), "reductions", H5P_DEFAULT), "group");
+  std::vector<std::string> names;
+  TESSERA_HDF5_CHECK(
+      H5Literate(group.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names));
+  for (const std::string& name : names) {
+    const H5Dataset dataset(H5Dopen2(group.get(), name.c_str(), H5P_DEFAULT), "dataset");
+    const hid_t type = hdf5ValueType(readStringAttribute(dataset.get(), "value_type"));
+    Reduction reduction{name, 0.0, std::vector<std::uint8_t>(H5Tget_size(type))};
+    if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                &reduction.value) < 0 ||
+        H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, reduction.raw.data()) < 0) {
+      throw InputError("'" + file + "': cannot read the reduction '" + name + "'");
+    }
+    found.push_back(std::move(reduction));
+  }
+  return found;
+}
+
 }  // namespace tessera

@@ -39,6 +39,14 @@ class ArchiveReader {
   std::vector<std::string> variables(const ArchiveEntry& entry) const;
   ArchivedGrid grid(const ArchiveEntry& entry) const;
   ArchivedVariable read(const ArchiveEntry& entry, const std::string& variable) const;
+  // The reduction variables stored with an output (name, value as double,
+  // stored bytes), in name order.
+  struct Reduction {
+    std::string name;
+    double value = 0.0;
+    std::vector<std::uint8_t> raw;
+  };
+  std::vector<Reduction> reductions(const ArchiveEntry& entry) const;
   // The output entry at `timestep`; InputError listing the timesteps otherwise.
   const ArchiveEntry& output(int timestep) const;
 

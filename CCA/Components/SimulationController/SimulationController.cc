@@ -210,9 +210,18 @@ void SimulationController::validate() const {
   TimestepControl::fromDeck(m_deck.section("time"));
   const auto scheduler = m_deck.findSection("scheduler");
   const auto balancer = m_deck.findSection("load_balancer");
-  makeLoadBalancer(balancer ? balancer->get<std::string>("type", "sfc") : "sfc",
-                   balancer ? balancer->get<std::string>("curve", "hilbert") : "hilbert");
-  (void)scheduler;
+  const auto loadBalancer =
+      makeLoadBalancer(balancer ? balancer->get<std::string>("type", "sfc") : "sfc",
+                       balancer ? balancer->get<std::string>("curve", "hilbert") : "hilbert");
+  // An explicit tile is checked against the timestep graph's stencils.
+  if (scheduler && scheduler->has("tile")) {
+    const auto host = makeScheduler("host", m_world, schedulerOptions(scheduler));
+    host->beginGraph("timestep");
+    app->scheduleTimeAdvance(grid.level(0), *host);
+    app->scheduleComputeStableTimestep(grid.level(0), *host);
+    const CompiledGraph graph = host->compile(grid, loadBalancer->assign(grid, m_world.size()));
+    checkExplicitTile(scheduler, host->options().tiling, graph);
+  }
   // The archiver checks its own sections: intervals, and the names to save.
   DataArchiver(m_deck, DataArchiver::defaultBase(m_deck.file(), ""), m_world, m_log)
       .savedLabels(labels, app->stateLabels());
@@ -282,7 +291,6 @@ RunResult SimulationController::run(const RunOptions& options) {
   // reused while the grid and the load balance stay as they are.
   recordTimestepGraph();
   CompiledGraph stepGraph = sched.compile(grid, patchRanks);
-  agreeOn(m_world, [&] { checkExplicitTile(schedulerSpec, sched.options().tiling, stepGraph); });
   DataArchiver archiver(
       m_deck,
       DataArchiver::defaultBase(m_deck.file(), options.restart ? options.restart->directory : ""),
