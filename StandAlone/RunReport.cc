@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iomanip>
+#include <limits>
 
 namespace tessera {
 
@@ -31,8 +32,9 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
     }
     out << "\n";
   }
+  // Every digit: the norms are exact sums, the same bits on any layout.
   for (const auto& [name, value] : result.analysis) {
-    out << name << ": " << std::scientific << std::setprecision(6) << value << std::defaultfloat
+    out << name << ": " << std::setprecision(std::numeric_limits<double>::max_digits10) << value
         << "\n";
   }
   for (const FieldDigest& field : result.digests) {

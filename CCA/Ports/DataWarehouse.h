@@ -115,7 +115,7 @@ class DataWarehouse {
   void put(const ReductionVariable<T, Op>& contribution, const VarLabel* label,
            const Patch& patch) {
     checkType<ReductionVariable<T, Op>>(label, "put");
-    const T value = contribution.get();
+    const auto value = contribution.contribution();
     putReductionContribution(label, patch.id(), reinterpret_cast<const std::byte*>(&value));
   }
   // The combined value over all patches and ranks.

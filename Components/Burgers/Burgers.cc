@@ -225,15 +225,16 @@ void Burgers::computeErrors(const Patch& patch, const DataWarehouse& oldDW, Data
                             ExecutionContext& exec) const {
   const CellArray<const double> u = oldDW.get<double>(m_u, patch).array();
   const PhiTables p = oldDW.getPerPatch<PhiTables>(m_phi, patch).get();
-  double squared = 0.0;
+  // Added exactly, so that the norm's bits depend on nothing but the field.
+  ExactSum squared;
   double largest = 0.0;
   exec.parallelReduce(
       patch.interior(),
-      KOKKOS_LAMBDA(int i, int j, int k, double& sum) {
+      KOKKOS_LAMBDA(int i, int j, int k, ExactSum& sum) {
         const double e = u(i, j, k) - p.product(i, j, k);
-        sum += e * e;
+        sum.add(e * e);
       },
-      Kokkos::Sum<double>(squared));
+      Kokkos::Sum<ExactSum>(squared));
   exec.parallelReduce(
       patch.interior(),
       KOKKOS_LAMBDA(int i, int j, int k, double& worst) {

@@ -113,10 +113,10 @@ void TaskBench::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, Data
 void TaskBench::sumValues(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                           ExecutionContext& exec) const {
   const CellArray<const double> value = oldDW.get<double>(m_value, patch).array();
-  double sum = 0.0;
+  ExactSum sum;
   exec.parallelReduce(
-      patch.interior(), KOKKOS_LAMBDA(int i, int j, int k, double& s) { s += value(i, j, k); },
-      Kokkos::Sum<double>(sum));
+      patch.interior(), KOKKOS_LAMBDA(int i, int j, int k, ExactSum& s) { s.add(value(i, j, k)); },
+      Kokkos::Sum<ExactSum>(sum));
   newDW.put(SumVariable<double>(sum), m_sum, patch);
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <functional>
 #include <map>
 #include <memory>
@@ -21,10 +22,14 @@ const char* varKindName(VarKind kind);
 
 // How to combine contributions to a reduction variable without knowing its
 // type: values travel as bytes between patches and ranks.
+// How a reduction's contributions combine. A contribution (and the
+// accumulator) takes `bytes`; finish turns the accumulator into the reduced
+// value (the label's elementBytes). They differ for exact sums.
 struct ReductionOps {
   std::size_t bytes = 0;
   std::function<void(std::byte* out)> identity;
   std::function<void(std::byte* accumulator, const std::byte* contribution)> combine;
+  std::function<void(const std::byte* accumulator, std::byte* value)> finish;
 };
 
 class VarLabel {
@@ -64,17 +69,26 @@ class VarLabelRegistry {
     using T = typename VariableType::value_type;
     ReductionOps ops;
     if constexpr (VariableType::kind == VarKind::Reduction) {
-      ops.bytes = sizeof(T);
+      using C = typename VariableType::contribution_type;
+      static_assert(std::is_trivially_copyable_v<C>, "contributions travel as bytes");
+      ops.bytes = sizeof(C);
       ops.identity = [](std::byte* out) {
-        const T value = VariableType::Op::identity();
-        std::memcpy(out, &value, sizeof(T));
+        const C value = VariableType::identityContribution();
+        std::memcpy(out, &value, sizeof(C));
       };
       ops.combine = [](std::byte* accumulator, const std::byte* contribution) {
-        T a, b;
-        std::memcpy(&a, accumulator, sizeof(T));
-        std::memcpy(&b, contribution, sizeof(T));
-        a = VariableType::Op::apply(a, b);
-        std::memcpy(accumulator, &a, sizeof(T));
+        C a;
+        C b;
+        std::memcpy(&a, accumulator, sizeof(C));
+        std::memcpy(&b, contribution, sizeof(C));
+        VariableType::combine(a, b);
+        std::memcpy(accumulator, &a, sizeof(C));
+      };
+      ops.finish = [](const std::byte* accumulator, std::byte* value) {
+        C a;
+        std::memcpy(&a, accumulator, sizeof(C));
+        const T result = VariableType::finish(a);
+        std::memcpy(value, &result, sizeof(T));
       };
     }
     return createLabel(name, std::type_index(typeid(VariableType)), VariableType::typeName(),

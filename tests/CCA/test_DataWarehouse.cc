@@ -173,9 +173,11 @@ TEST_F(DataWarehouseTest, ReductionContributionsAndReducedValue) {
   const auto contributions = m_dw.reductionContributions(m_sum);
   ASSERT_EQ(contributions.size(), 3U);
   for (int id = 0; id < 3; ++id) {
-    double value = 0.0;
-    std::memcpy(&value, contributions.at(id).data(), sizeof(double));
-    EXPECT_EQ(value, 0.5 * id);
+    // A sum's contribution is the patch's exact sum (ExactSum).
+    ASSERT_EQ(contributions.at(id).size(), sizeof(ExactSum));
+    ExactSum value;
+    std::memcpy(static_cast<void*>(&value), contributions.at(id).data(), sizeof(ExactSum));
+    EXPECT_EQ(value.value(), 0.5 * id);
   }
   EXPECT_TRUE(m_dw.reductionContributions(m_min).empty());
   expectMentions(errorOf([&] { m_dw.put(SumVariable<double>(9.0), m_sum, patch(1)); }),

@@ -1,6 +1,7 @@
-"""Burgers gives bitwise the same field for any rank count, load balancer, patch
-layout, scheduler mode (host, sync, async), tile shape, and with or without
-patch groups.
+"""Burgers gives bitwise the same field, and the same error norms (exact
+sums, printed to the last digit), for any rank count, load balancer, patch
+layout, scheduler mode (host, sync, async), tile shape, thread count (1 and
+2 device threads per rank), and with or without patch groups.
 
 usage: test_digest_invariance.py --sus S --mpirun M [--mpirun-flag F]... DECK
 """
@@ -47,6 +48,17 @@ CONFIGURATIONS = [
     (2, ["scheduler.patch_groups=true", "scheduler.type=async", "scheduler.tile=[5,3,7]"]),
 ]
 
+# Two device threads per rank: threaded stencils, tiles shared out, and
+# reductions whose per-thread partials join in any order.
+THREADED = [
+    (1, ["scheduler.type=host"]),
+    (1, ["scheduler.type=sync"]),
+    (1, ["scheduler.type=async"]),
+    (2, ["scheduler.type=async"]),
+    (2, ["scheduler.type=host", "grid.level.patches=[3,1,5]"]),
+    (1, ["scheduler.type=async", "scheduler.tile=[4,4,4]", "grid.level.patches=[1,1,1]"]),
+]
+
 
 def main():
     sus_path, mpirun, flags, rest = parse_common_args(sys.argv[1:])
@@ -54,19 +66,23 @@ def main():
     sus = Sus(sus_path, mpirun, flags)
     reference = None
     failures = 0
-    for ranks, sets in CONFIGURATIONS:
-        run = sus.run(deck, ranks=ranks, sets=sets)
-        name = f"{ranks} rank(s) {' '.join(sets) or '(deck as is)'}"
-        if run.returncode != 0 or not run.digests:
+    cases = [(ranks, sets, 1) for ranks, sets in CONFIGURATIONS] + \
+            [(ranks, sets, 2) for ranks, sets in THREADED]
+    for ranks, sets, threads in cases:
+        run = sus.run(deck, ranks=ranks, sets=sets, threads=threads,
+                      options=["--nthreads", str(threads)])
+        name = f"{ranks} rank(s) x {threads} thread(s) {' '.join(sets) or '(deck as is)'}"
+        if run.returncode != 0 or not run.digests or not run.analysis:
             print(f"FAIL {name}: {run.describe()}")
             failures += 1
             continue
+        result = (run.digests, run.analysis)
         if reference is None:
-            reference = run.digests
-        same = run.digests == reference
+            reference = result
+        same = result == reference
         failures += 0 if same else 1
-        print(f"{'ok  ' if same else 'FAIL'} {name}: {run.digests}")
-    print(f"{len(CONFIGURATIONS) - failures} passed, {failures} failed")
+        print(f"{'ok  ' if same else 'FAIL'} {name}: {run.digests} {run.analysis}")
+    print(f"{len(cases) - failures} passed, {failures} failed")
     sys.exit(1 if failures else 0)
 
 

@@ -182,13 +182,14 @@ bool OnDemandDataWarehouse::localGhostsFilled(const VarLabel* label, const Patch
 
 void OnDemandDataWarehouse::putReductionContribution(const VarLabel* label, int patchId,
                                                      const std::byte* value) {
-  TESSERA_REQUIRE_THROWS(label->elementBytes() <= sizeof(Contribution::bytes),
-                         "reduction '" << label->name() << "' has values of "
-                                       << label->elementBytes() << " bytes; at most "
-                                       << sizeof(Contribution::bytes) << " are supported");
+  const std::size_t bytes = label->reductionOps().bytes;
+  TESSERA_REQUIRE_THROWS(bytes <= sizeof(Contribution::bytes),
+                         "reduction '" << label->name() << "' has contributions of " << bytes
+                                       << " bytes; at most " << sizeof(Contribution::bytes)
+                                       << " are supported");
   std::lock_guard<std::mutex> lock(m_mutex);
   Contribution contribution;
-  std::memcpy(contribution.bytes.data(), value, label->elementBytes());
+  std::memcpy(contribution.bytes.data(), value, bytes);
   const bool fresh = m_contributions[label].emplace(patchId, contribution).second;
   TESSERA_REQUIRE_THROWS(fresh,
                          "patch " << patchId << " contributed twice to '" << label->name() << "'");
@@ -210,7 +211,8 @@ std::map<int, std::vector<std::byte>> OnDemandDataWarehouse::reductionContributi
   if (found == m_contributions.end()) return copy;
   for (const auto& [patchId, contribution] : found->second)
     copy[patchId].assign(contribution.bytes.begin(),
-                         contribution.bytes.begin() + static_cast<long>(label->elementBytes()));
+                         contribution.bytes.begin() +
+                             static_cast<long>(label->reductionOps().bytes));
   return copy;
 }
 
@@ -219,7 +221,7 @@ std::size_t OnDemandDataWarehouse::appendReductionRecords(const VarLabel* label,
   std::lock_guard<std::mutex> lock(m_mutex);
   auto found = m_contributions.find(label);
   if (found == m_contributions.end()) return 0;
-  const std::size_t bytes = label->elementBytes();
+  const std::size_t bytes = label->reductionOps().bytes;
   const std::size_t record = sizeof(std::int64_t) + bytes;
   std::size_t at = records.size();
   records.resize(at + found->second.size() * record);

@@ -5,6 +5,7 @@
 
 #include "CCA/Components/Schedulers/VariablePool.h"
 #include "CCA/Ports/DataWarehouse.h"
+#include "Core/Util/ExactSum.h"
 
 #include <array>
 #include <map>
@@ -92,7 +93,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   std::map<const VarLabel*, int> m_ghostLayers;
   // A reduction value lives in the map node (no allocation of its own).
   struct Contribution {
-    std::array<std::byte, 16> bytes{};
+    std::array<std::byte, sizeof(ExactSum)> bytes{};  // the largest contribution
   };
   std::map<const VarLabel*, std::map<int, Contribution>> m_contributions;
   std::map<const VarLabel*, std::vector<std::byte>> m_reduced;

@@ -107,10 +107,12 @@ void ReductionExchange::combine(Pending& pending) {
   // the level's, whatever the distribution.
   std::sort(byPatch.begin(), byPatch.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::byte> result(ops.bytes);
-  ops.identity(result.data());
+  std::vector<std::byte> accumulator(ops.bytes);
+  ops.identity(accumulator.data());
   for (const auto& [id, value] : byPatch)
-    ops.combine(result.data(), value);
+    ops.combine(accumulator.data(), value);
+  std::vector<std::byte> result(label->elementBytes());
+  ops.finish(accumulator.data(), result.data());
   m_newDW.setReducedValue(label, result.data());
   ++m_context.stats.reductions;
 }

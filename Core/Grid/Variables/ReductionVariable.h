@@ -1,10 +1,13 @@
 #pragma once
 // A single value reduced over patches and ranks (a stable timestep, a norm).
-// Contributions combine with Op; for floating-point sums the runtime combines
-// them in patch-id order, so the result does not depend on the rank count.
+// Each patch puts a contribution; the runtime combines them with Op, in
+// patch-id order. Sums of doubles are exact until read (ExactSum): their bits
+// do not depend on the rank count, the patch layout, the thread count or the
+// scheduler mode, provided each patch adds its terms into an ExactSum too.
 
 #include "Core/Grid/VarLabel.h"
 #include "Core/Grid/Variables/TypeName.h"
+#include "Core/Util/ExactSum.h"
 
 #include <limits>
 #include <string>
@@ -36,6 +39,8 @@ template <class T, template <class> class OpTemplate>
 class ReductionVariable {
  public:
   using value_type = T;
+  // What a patch contributes and the runtime combines and sends.
+  using contribution_type = T;
   using Op = OpTemplate<T>;
   static constexpr VarKind kind = VarKind::Reduction;
   static std::string typeName() {
@@ -51,8 +56,47 @@ class ReductionVariable {
   void reduce(const T& contribution) { m_value = Op::apply(m_value, contribution); }
   void reduce(const ReductionVariable& other) { reduce(other.m_value); }
 
+  const T& contribution() const { return m_value; }
+  static T identityContribution() { return Op::identity(); }
+  static void combine(T& accumulator, const T& contribution) {
+    accumulator = Op::apply(accumulator, contribution);
+  }
+  static T finish(const T& accumulator) { return accumulator; }
+
  private:
   T m_value = Op::identity();
+};
+
+// A sum of doubles, kept exact until read.
+template <>
+class ReductionVariable<double, SumOp> {
+ public:
+  using value_type = double;
+  using contribution_type = ExactSum;
+  using Op = SumOp<double>;
+  static constexpr VarKind kind = VarKind::Reduction;
+  static std::string typeName() { return "ReductionVariable<double, sum>"; }
+
+  ReductionVariable() = default;
+  explicit ReductionVariable(double value) : m_sum(value) {}
+  // A patch's terms, added exactly (Kokkos::Sum<ExactSum> in its kernel).
+  explicit ReductionVariable(const ExactSum& sum) : m_sum(sum) {}
+
+  // The exact sum, rounded once.
+  double get() const { return m_sum.value(); }
+  void set(double value) { m_sum = ExactSum(value); }
+  void reduce(double contribution) { m_sum.add(contribution); }
+  void reduce(const ReductionVariable& other) { m_sum += other.m_sum; }
+
+  const ExactSum& contribution() const { return m_sum; }
+  static ExactSum identityContribution() { return ExactSum(); }
+  static void combine(ExactSum& accumulator, const ExactSum& contribution) {
+    accumulator += contribution;
+  }
+  static double finish(const ExactSum& accumulator) { return accumulator.value(); }
+
+ private:
+  ExactSum m_sum;
 };
 
 template <class T>
