@@ -1,11 +1,13 @@
 #pragma once
-// After a failure part-way through an exchange, requests already posted must
-// complete before their buffers go (MPI may still write into or read from
-// them), and a collective must complete before the next one on the same
-// communicator starts. Yet the peers that should match them may have failed
-// too. So: cancel what can be cancelled, wait a bounded time for the rest,
-// and if that is not enough, end the whole job with the failure's message
-// rather than leave a hang or undefined behaviour behind.
+// After a failure part-way through an execution, a non-blocking collective
+// this rank posted (a reduction's all-gather) must complete before the next
+// collective on the same communicator starts: collectives match by order,
+// and a gather one rank posted while another never will would pair with the
+// next execution's. It cannot be cancelled. So: wait a bounded time for the
+// other ranks to post theirs, and if they do not, end the whole job with
+// the failure's message rather than let the ranks' collectives go out of
+// step. (Point-to-point messages need no such care: each execution has its
+// own tags; see MessageBuffers::setAside.)
 
 #include "Core/Parallel/Communicator.h"
 
@@ -14,21 +16,12 @@
 
 namespace tessera {
 
-// Seconds to wait for abandoned requests before aborting the job: first for
-// everything to complete as it is (peers that failed alike clean up the same
-// way and match each other's messages), then for cancelled receives.
-inline constexpr double kAbandonedRequestSeconds = 5.0;
-inline constexpr double kAbandonedMatchSeconds = 1.0;
+inline constexpr double kAbandonedCollectiveSeconds = 10.0;
 
-// Waits up to `matchSeconds` for `receives`, `sends` and `collectives`
-// (non-blocking collectives, which cannot be cancelled) to complete; then
-// cancels what is left of the receives and sends and waits for the rest
-// until `seconds` have passed. If they do not all complete, prints
+// Waits up to `seconds` for `collectives` to complete. If they do not, prints
 // "rank R: <reason>" and why the job cannot go on, and calls MPI_Abort with
 // exit code 2. On return every request is MPI_REQUEST_NULL.
-void completeOrAbort(std::vector<MPI_Request>& receives, std::vector<MPI_Request>& sends,
-                     std::vector<MPI_Request>& collectives, const Communicator& comm,
-                     const std::string& reason, double matchSeconds = kAbandonedMatchSeconds,
-                     double seconds = kAbandonedRequestSeconds);
+void completeOrAbort(std::vector<MPI_Request>& collectives, const Communicator& comm,
+                     const std::string& reason, double seconds = kAbandonedCollectiveSeconds);
 
 }  // namespace tessera

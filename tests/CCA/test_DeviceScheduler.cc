@@ -7,6 +7,8 @@
 // underneath have their own unit tests in test_DeviceThread.cc.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "TestHelpers.h"
 
 #include "CCA/Components/Schedulers/DeviceScheduler.h"
@@ -428,7 +430,7 @@ TEST_F(DeviceSchedulerTest, EveryModeGivesTheSameCorrectBits) {
   const std::int64_t chosenTiles =
       numLocal * (tilesOf(chosenTile({1, 1, 2, 8})) + tilesOf(chosenTile({1, 1, 1, 8})));
   const std::int64_t explicitTiles = numLocal * 2 * tilesOf({3, 2, 3});
-  ASSERT_GT(chosenTiles, 2 * numLocal) << "the budget should split patches into several tiles";
+  EXPECT_GT(chosenTiles, 2 * numLocal) << "the budget should split patches into several tiles";
 
   EXPECT_EQ(globalSum(host.wrong), 0);
   EXPECT_EQ(host.step.tiles, 0);
@@ -565,7 +567,9 @@ TEST_P(DeviceSchedulerModeTest, DeviceTaskExceptionPropagatesAndTheSchedulerRuns
     OnDemandDataWarehouse newDW("NewDW", 1, 0.1, 0.1);
     const std::string message =
         messageOf<std::runtime_error>([&] { scheduler->execute(failing, *oldDW, newDW); });
-    EXPECT_TRUE(contains(message, "boom on patch ")) << "attempt " << attempt << ": " << message;
+    // The task's own exception, not a watchdog report that names the task.
+    EXPECT_TRUE(std::regex_match(message, std::regex("boom on patch [0-9]+")))
+        << "attempt " << attempt << ": " << message;
   }
   m_world.barrier();
 
@@ -659,7 +663,7 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesTheMessageARankWaitsFor) {
   if (size > 1) {
     broken = scheduler->compile(grid, owners);
     if (rank == 0) {
-      ASSERT_FALSE(broken.sends.empty());
+      EXPECT_FALSE(broken.sends.empty());  // not ASSERT: the other ranks wait for this one
       broken.sends.clear();
       for (DetailedTask& node : broken.detailedTasks)
         node.sendsToRelease.clear();
@@ -679,27 +683,25 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesTheMessageARankWaitsFor) {
   const int waitingRank = size > 1 ? 1 : 0;
   {
     OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
-    const auto start = std::chrono::steady_clock::now();
     if (rank == waitingRank) {
       const std::string message =
           messageOf<WatchdogError>([&] { scheduler->execute(broken, oldDW, newDW); });
-      const double waited =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       EXPECT_FALSE(message.empty()) << "no WatchdogError";
       EXPECT_TRUE(contains(message, "needsGhosts on patch " + std::to_string(waitingRank)))
           << message;
       EXPECT_TRUE(contains(message, "message from rank 0")) << message;
       EXPECT_TRUE(contains(message, "phase 0")) << message;
       EXPECT_TRUE(contains(message, "graph 'halo'")) << message;
-      EXPECT_GE(waited, 1.0);
-      EXPECT_LT(waited, 10.0);
+      EXPECT_TRUE(contains(message, "no progress for 1 s")) << message;
     } else {
       EXPECT_NO_THROW(scheduler->execute(broken, oldDW, newDW)) << "rank " << rank;
     }
   }
   m_world.barrier();
 
-  // A correct graph runs everywhere afterwards, twice.
+  // A correct graph runs everywhere afterwards, twice, with a watchdog only
+  // a hang can reach.
+  scheduler->setWatchdogSeconds(60.0);
   std::vector<int> good = owners;
   const CompiledGraph graph = scheduler->compile(grid, good);
   for (int run = 0; run < 2; ++run) {
@@ -714,11 +716,11 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesTheMessageARankWaitsFor) {
 
 // Rank 1 fails at once while rank 0 still computes the ghost cells it will
 // send there (larger than any eager limit, so the send completes only when
-// received). Rank 1 does not drop its posted receive at once: it completes
-// what its peers still send (ExecutionState::abandon), so rank 0's graph
-// finishes instead of leaving a send no one takes; ranks 2 and up own
-// nothing. Afterwards the graph runs everywhere, with the right values.
-TEST_P(DeviceSchedulerModeTest, AFailedPeerStillTakesTheMessageSentToIt) {
+// received). Rank 1 cancels its receive (ExecutionState::abandon), so rank
+// 0's watchdog names that send instead of waiting for it forever; the send
+// is set aside with its buffer (MessageBuffers::setAside). Ranks 2 and up
+// own nothing. Afterwards the graph runs everywhere, with the right values.
+TEST_P(DeviceSchedulerModeTest, WatchdogNamesASendAFailedPeerNeverReceives) {
   const int size = m_world.size();
   const int rank = m_world.rank();
   LevelSpec spec;
@@ -735,7 +737,7 @@ TEST_P(DeviceSchedulerModeTest, AFailedPeerStillTakesTheMessageSentToIt) {
   bool fail = size > 1;
   std::int64_t wrong = 0;
   SchedulerOptions options;
-  options.watchdogSeconds = 60.0;  // only a hang reaches it
+  options.watchdogSeconds = 1.0;  // what the test waits for
   const auto scheduler = makeScheduler(GetParam(), m_world, options);
   scheduler->beginGraph("producer");
   scheduler->addTask(std::move(Task("produce",
@@ -772,7 +774,10 @@ TEST_P(DeviceSchedulerModeTest, AFailedPeerStillTakesTheMessageSentToIt) {
     if (size > 1 && rank == 0) {
       EXPECT_EQ(graph.sends.size(), 1U);
       EXPECT_GT(graph.sends.empty() ? 0 : graph.sends[0].bytes, std::size_t{65536});
-      EXPECT_NO_THROW(scheduler->execute(graph, oldDW, newDW));
+      const std::string message =
+          messageOf<WatchdogError>([&] { scheduler->execute(graph, oldDW, newDW); });
+      EXPECT_TRUE(contains(message, "send to rank 1 (phase 1")) << message;
+      EXPECT_TRUE(contains(message, "not yet received")) << message;
     } else if (size > 1 && rank == 1) {
       EXPECT_EQ(messageOf<std::runtime_error>([&] { scheduler->execute(graph, oldDW, newDW); }),
                 "producer failed");
@@ -782,6 +787,7 @@ TEST_P(DeviceSchedulerModeTest, AFailedPeerStillTakesTheMessageSentToIt) {
   }
   m_world.barrier();
 
+  scheduler->setWatchdogSeconds(60.0);  // correct graphs: only a hang reaches it
   fail = false;
   for (int run = 0; run < 2; ++run) {
     OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);

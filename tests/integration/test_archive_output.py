@@ -221,6 +221,18 @@ def run_checks(sus, deck, tools, work):
     values = [l for l in line.stdout.splitlines() if not l.startswith("#")]
     check("tessera-inspect --line prints every cell of the line (32 + 2 extra)",
           line.returncode == 0 and len(values) == 34, line.stdout + line.stderr)
+    # What was asked for must exist: an error (exit 1) naming it, and no
+    # half-printed table or line before it.
+    for args, expect in ((["--stats", "--var", "v"], "no variable 'v'"),
+                         (["--stats", "--timestep", "3"], "no output at timestep 3"),
+                         (["--line", "u", "--timestep", "4", "--at", "100,100"], "lies outside")):
+        bad = subprocess.run([inspect, str(runs[0]), *args], capture_output=True, text=True)
+        check(f"tessera-inspect {' '.join(args)}: exit 1, '{expect}', nothing on stdout",
+              bad.returncode == 1 and expect in bad.stderr and not bad.stdout.strip(),
+              bad.stdout + bad.stderr)
+    code, text = run_compare("--abs", "-1", runs[0], runs[0])
+    check("tessera-compare --abs -1 is refused (exit 2) naming the option",
+          code == 2 and "--abs" in text and "zero or more" in text, text)
     missing = subprocess.run([inspect, str(work / "nothing.tsa")], capture_output=True, text=True)
     check("tessera-inspect on a missing run names it (exit 1)",
           missing.returncode == 1 and "nothing.tsa" in missing.stderr, missing.stderr)

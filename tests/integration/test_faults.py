@@ -137,6 +137,20 @@ def run_checks(sus, deck, work, check):
                        r"tile.*scratch")
         shutil.rmtree(work / f"stats-{ranks}", ignore_errors=True)
 
+    # The watchdog through sus: with scheduler.watchdog_seconds at 1 ns, the
+    # first wait for a message or a reduction on 2 ranks fires it. The rank
+    # that fires reports once (not twice) and aborts the job with code 2.
+    run, _ = run_in(sus, work, "watchdog", 2,
+                    SMALL + ["scheduler.type=host", "scheduler.watchdog_seconds=1e-9"], deck=deck)
+    check("watchdog: exit 2", run.returncode == 2, run.describe())
+    reports = re.findall(r"^sus: runtime failure on rank (\d+): watchdog: no progress for 1e-09 s",
+                         run.stderr, re.M)
+    check("watchdog: the report names the limit and the rank", reports, run.stderr)
+    check("watchdog: each rank reports at most once", len(reports) == len(set(reports)),
+          run.stderr)
+    check("watchdog: the report says what the rank waits for",
+          re.search(r"waits for|reduction|message from rank", run.stderr), run.stderr)
+
     # Corrupt metadata: a checkpoint whose time attribute was changed is
     # unusable (named), and the restart falls back to the one before.
     straight, folder = run_in(sus, work, "metadata", 2, SMALL + CHECKPOINTS, deck=deck)

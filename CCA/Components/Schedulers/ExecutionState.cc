@@ -38,7 +38,7 @@ void ExecutionState::abandon(const std::exception_ptr& failure) {
   } catch (...) {
   }
   m_reductions.abandon(reason);
-  m_ghosts.abandon(reason);
+  m_ghosts.abandon();
 }
 
 std::vector<int> ExecutionState::finish(int id) {

@@ -83,9 +83,9 @@ class ExecutionState {
   bool reductionPosted(int id) const { return m_reductions.posted(id); }
   bool reductionsPending() const { return m_reductions.pending(); }
 
-  // After a failure: completes, cancels or (failing that) aborts the job
-  // over every request still posted, so that nothing MPI owns outlives the
-  // execution. The failure's message is what an abort prints.
+  // After a failure: cancels the receives no message matched, sets what is
+  // still in flight aside with its buffers, and completes posted reductions
+  // (or aborts the job printing the failure: see AbandonRequests.h).
   void abandon(const std::exception_ptr& failure);
 
   // Waits for the last sends (calls `onIdle` while waiting); throws if a

@@ -1,10 +1,10 @@
 #include "CCA/Components/Schedulers/GhostExchange.h"
 
 #include "Core/Grid/Grid.h"
-#include "Core/Parallel/AbandonRequests.h"
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 namespace tessera {
 
@@ -37,17 +37,29 @@ GhostExchange::GhostExchange(const CompiledGraph& graph, OnDemandDataWarehouse& 
     m_eagerCopiesLeft[f] = graph.fills[f].eagerCopies;
 }
 
-GhostExchange::~GhostExchange() {
-  if (!m_completed) abandon("graph '" + m_graph.name + "' ended before its messages completed");
-}
+GhostExchange::~GhostExchange() { abandon(); }
 
-void GhostExchange::abandon(const std::string& reason) {
+void GhostExchange::abandon() {
   if (m_completed) return;
   m_completed = true;
-  // A message already matched still lands in (or leaves) its buffer, which
-  // must therefore outlive the request; what no peer matches is cancelled.
-  std::vector<MPI_Request> noCollectives;
-  completeOrAbort(m_recvRequests, m_sendRequests, noCollectives, m_comm, reason);
+  // Receives no message matched yet are cancelled. What is still in flight
+  // after that (a matched receive whose data is landing, a send its
+  // receiver gave up on) keeps its buffers, set aside until MPI is done.
+  for (MPI_Request& request : m_recvRequests) {
+    if (request == MPI_REQUEST_NULL) continue;
+    int done = 0;
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (!done) MPI_Cancel(&request);
+  }
+  std::vector<MPI_Request> inFlight;
+  for (std::vector<MPI_Request>* requests : {&m_recvRequests, &m_sendRequests}) {
+    for (MPI_Request& request : *requests) {
+      int done = 0;
+      if (request != MPI_REQUEST_NULL) MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (request != MPI_REQUEST_NULL) inFlight.push_back(std::exchange(request, MPI_REQUEST_NULL));
+    }
+  }
+  m_buffers.setAside(std::move(inFlight));
 }
 
 const Patch& GhostExchange::patch(int id) const { return m_graph.grid->patchById(id); }

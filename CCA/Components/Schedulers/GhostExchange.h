@@ -49,9 +49,9 @@ class GhostExchange {
   bool sendsOutstanding() const;
   // Waits for the sends; throws if a receive was never consumed.
   void checkComplete();
-  // After a failure: completes or cancels every posted request, or aborts
-  // the job printing `reason` (see Core/Parallel/AbandonRequests.h).
-  void abandon(const std::string& reason);
+  // After a failure: cancels the receives no message matched and sets what
+  // is still in flight aside with its buffers (MessageBuffers::setAside).
+  void abandon();
 
   // For the watchdog: the messages `task` still waits for, and the sends no
   // receiver has taken yet.

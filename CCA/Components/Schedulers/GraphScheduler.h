@@ -58,6 +58,8 @@ class GraphScheduler : public Scheduler {
   const Communicator& comm() const { return m_comm; }
   const SchedulerStats& stats() const { return m_stats; }
   const SchedulerOptions& options() const { return m_options; }
+  // For the executions that follow (0: never fire).
+  void setWatchdogSeconds(double seconds) { m_options.watchdogSeconds = seconds; }
   // Records later executions on `trace` (owned by the caller; null: off).
   void setTrace(Trace* trace) { m_trace = trace; }
 

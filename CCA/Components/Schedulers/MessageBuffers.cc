@@ -1,14 +1,67 @@
 #include "CCA/Components/Schedulers/MessageBuffers.h"
 
+#include <algorithm>
+#include <memory>
+
 namespace tessera {
 
+MessageBuffers::~MessageBuffers() {
+  reap();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  for (SetAside& entry : m_setAside) {
+    // A send no receiver will ever take: MPI may read its buffer until the
+    // end of the process, so the buffer is let go of, never freed.
+    if (!finalized) {
+      for (MPI_Request& request : entry.requests)
+        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    }
+    (void)std::make_unique<std::vector<std::vector<std::byte>>>(std::move(entry.buffers)).release();
+  }
+}
+
 void MessageBuffers::prepare(const CompiledGraph& graph) {
+  reap();
   receives.resize(graph.receives.size());
   for (std::size_t r = 0; r < graph.receives.size(); ++r)
     receives[r].resize(graph.receives[r].bytes);
   sends.resize(graph.sends.size());
   for (std::size_t s = 0; s < graph.sends.size(); ++s)
     sends[s].resize(graph.sends[s].bytes);
+}
+
+void MessageBuffers::setAside(std::vector<MPI_Request> requests) {
+  requests.erase(std::remove(requests.begin(), requests.end(), MPI_REQUEST_NULL), requests.end());
+  if (requests.empty()) return;
+  SetAside entry{std::move(requests), {}};
+  for (auto* group : {&receives, &sends}) {
+    for (std::vector<std::byte>& buffer : *group)
+      entry.buffers.push_back(std::move(buffer));
+    group->clear();
+  }
+  m_setAside.push_back(std::move(entry));
+}
+
+std::size_t MessageBuffers::requestsSetAside() const {
+  std::size_t count = 0;
+  for (const SetAside& entry : m_setAside)
+    count += entry.requests.size();
+  return count;
+}
+
+void MessageBuffers::reap() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  m_setAside.erase(std::remove_if(m_setAside.begin(), m_setAside.end(),
+                                  [](SetAside& entry) {
+                                    int done = 0;
+                                    MPI_Testall(static_cast<int>(entry.requests.size()),
+                                                entry.requests.data(), &done,
+                                                MPI_STATUSES_IGNORE);
+                                    return done != 0;
+                                  }),
+                   m_setAside.end());
 }
 
 }  // namespace tessera

@@ -1,8 +1,17 @@
 #pragma once
 // Message buffers that outlive one execution of a graph: the next execution
 // finds them sized, so a timestep neither allocates nor zero-fills them.
+//
+// They also keep what a failed execution left in flight. Its receives are
+// cancelled where no message matched them yet, but a send whose receiver
+// gave up never completes, and a matched receive completes only when its
+// data has landed: such requests and the buffers MPI may still read or write
+// are set aside here (each execution has its own MPI tags, so they match
+// nothing later) and freed once MPI is done with them.
 
 #include "CCA/Components/Schedulers/CompiledGraph.h"
+
+#include <mpi.h>
 
 #include <cstddef>
 #include <vector>
@@ -13,8 +22,27 @@ struct MessageBuffers {
   std::vector<std::vector<std::byte>> receives;
   std::vector<std::vector<std::byte>> sends;
 
-  // Sizes the buffers for `graph`, keeping those already of the right size.
+  MessageBuffers() = default;
+  MessageBuffers(const MessageBuffers&) = delete;
+  MessageBuffers& operator=(const MessageBuffers&) = delete;
+  ~MessageBuffers();
+
+  // Sizes the buffers for `graph`, keeping those already of the right size,
+  // and frees what earlier failed executions left once it has completed.
   void prepare(const CompiledGraph& graph);
+
+  // Takes over `requests` (still in flight) together with every current
+  // buffer; the next prepare() allocates new ones.
+  void setAside(std::vector<MPI_Request> requests);
+  std::size_t requestsSetAside() const;
+
+ private:
+  struct SetAside {
+    std::vector<MPI_Request> requests;
+    std::vector<std::vector<std::byte>> buffers;
+  };
+  void reap();
+  std::vector<SetAside> m_setAside;
 };
 
 }  // namespace tessera

@@ -53,14 +53,12 @@ ReductionExchange::~ReductionExchange() {
 }
 
 void ReductionExchange::abandon(const std::string& reason) {
-  std::vector<MPI_Request> noReceives;
-  std::vector<MPI_Request> noSends;
   std::vector<MPI_Request> gathers;
   for (Pending& p : m_pending) {
     if (p.request != MPI_REQUEST_NULL) gathers.push_back(std::exchange(p.request, MPI_REQUEST_NULL));
   }
   if (!gathers.empty())
-    completeOrAbort(noReceives, noSends, gathers, m_comm, reason);
+    completeOrAbort(gathers, m_comm, reason);
 }
 
 bool ReductionExchange::posted(int id) const {
