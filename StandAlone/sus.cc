@@ -12,7 +12,6 @@
 #include "Core/Util/Logger.h"
 #include "StandAlone/RunReport.h"
 #include "Core/Util/Version.h"
-
 #include "StandAlone/CliChecks.h"
 
 #include <CLI/CLI.hpp>
@@ -43,19 +42,29 @@ struct Options {
   int restartCheckpoint = -1;
 };
 
+// A restart runs the deck stored in the run directory.
+std::string deckPath(const Options& options) {
+  return options.restartDir.empty() ? options.deck : options.restartDir + "/input.yaml";
+}
+
+// The deck as run: the file with the --set overrides applied.
+tessera::ProblemSpec deckWithOverrides(const Options& options) {
+  tessera::ProblemSpec deck = tessera::ProblemSpec::fromFile(deckPath(options));
+  for (const std::string& assignment : options.overrides) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw tessera::InputError("--set expects KEY.PATH=VALUE, got '" + assignment + "'");
+    }
+    deck = deck.withOverride(assignment.substr(0, equals), assignment.substr(equals + 1));
+  }
+  return deck;
+}
+
 // Kokkos starts before the deck is validated, so read scheduler.device_threads
-// (with the --set overrides) leniently here; a bad value is reported properly
-// by the validation later.
+// leniently here; a bad value is reported properly by the validation later.
 int deviceThreadsFromDeck(const Options& options) {
   try {
-    const std::string deck = options.restartDir.empty() ? options.deck : options.restartDir + "/input.yaml";
-    tessera::ProblemSpec spec = tessera::ProblemSpec::fromFile(deck);
-    for (const std::string& assignment : options.overrides) {  // --set wins, as everywhere
-      const auto equals = assignment.find('=');
-      if (equals != std::string::npos && equals > 0)
-        spec = spec.withOverride(assignment.substr(0, equals), assignment.substr(equals + 1));
-    }
-    const auto scheduler = spec.findSection("scheduler");
+    const auto scheduler = deckWithOverrides(options).findSection("scheduler");
     return scheduler ? std::max(0, scheduler->get<int>("device_threads", 0)) : 0;
   } catch (const std::exception&) {
     return 0;
@@ -68,29 +77,19 @@ int runSus(const Options& options, const tessera::Communicator& world) {
              std::cout);
   ComponentRegistry components;
   registerComponents(components);
-  // A restart runs the deck stored in the run directory. Every rank reads
-  // the deck; they agree on it before anything collective.
-  const std::string deckPath = options.restartDir.empty() ? options.deck : options.restartDir + "/input.yaml";
-  ProblemSpec deck = agreeOn(world, [&] {
+  // Every rank reads the deck; they agree on it before anything collective.
+  const ProblemSpec deck = agreeOn(world, [&] {
     if (!options.restartDir.empty() && !std::filesystem::exists(options.restartDir + "/index.yaml")) {
       throw InputError("'" + options.restartDir +
                        "' is not a Tessera run directory (it has no index.yaml); give the "
                        "directory a run wrote, e.g. burgers.tsa");
     }
-    ProblemSpec read = ProblemSpec::fromFile(deckPath);
-    for (const std::string& assignment : options.overrides) {
-      const auto equals = assignment.find('=');
-      if (equals == std::string::npos || equals == 0) {
-        throw InputError("--set expects KEY.PATH=VALUE, got '" + assignment + "'");
-      }
-      read = read.withOverride(assignment.substr(0, equals), assignment.substr(equals + 1));
-    }
-    return read;
+    return deckWithOverrides(options);
   });
   SimulationController controller(deck, components, world, log);
   if (options.validateOnly) {
     agreeOn(world, [&] { controller.validate(); });
-    if (world.isRoot()) std::cout << deckPath << ": valid\n";
+    if (world.isRoot()) std::cout << deckPath(options) << ": valid\n";
     return kExitSuccess;
   }
   RunOptions run;

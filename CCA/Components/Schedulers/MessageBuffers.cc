@@ -1,7 +1,6 @@
 #include "CCA/Components/Schedulers/MessageBuffers.h"
 
 #include <algorithm>
-#include <memory>
 
 namespace tessera {
 
@@ -9,14 +8,14 @@ MessageBuffers::~MessageBuffers() {
   reap();
   int finalized = 0;
   MPI_Finalized(&finalized);
+  if (finalized) return;
+  // What is left are sends whose receivers cancelled their receives (MPI
+  // cannot cancel a send): no receive will match them, so MPI never reads
+  // their buffers again (an eager send's data was copied when it was posted;
+  // a rendezvous send's is read only once a receive matches).
   for (SetAside& entry : m_setAside) {
-    // A send no receiver will ever take: MPI may read its buffer until the
-    // end of the process, so the buffer is let go of, never freed.
-    if (!finalized) {
-      for (MPI_Request& request : entry.requests)
-        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
-    }
-    (void)std::make_unique<std::vector<std::vector<std::byte>>>(std::move(entry.buffers)).release();
+    for (MPI_Request& request : entry.requests)
+      if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
   }
 }
 

@@ -4,10 +4,11 @@
 //
 // They also keep what a failed execution left in flight. Its receives are
 // cancelled where no message matched them yet, but a send whose receiver
-// gave up never completes, and a matched receive completes only when its
-// data has landed: such requests and the buffers MPI may still read or write
-// are set aside here (each execution has its own MPI tags, so they match
-// nothing later) and freed once MPI is done with them.
+// gave up never completes (MPI cannot cancel a send), and a matched receive
+// completes only when its data has landed: such requests and the buffers MPI
+// may still read or write are set aside here (each execution has its own MPI
+// tags, so they match nothing later) and freed once MPI is done with them;
+// at the end, sends no receive will ever match are freed with their buffers.
 
 #include "CCA/Components/Schedulers/CompiledGraph.h"
 

@@ -213,13 +213,15 @@ void SimulationController::validate() const {
   const auto loadBalancer =
       makeLoadBalancer(balancer ? balancer->get<std::string>("type", "sfc") : "sfc",
                        balancer ? balancer->get<std::string>("curve", "hilbert") : "hilbert");
-  // An explicit tile is checked against the timestep graph's stencils.
+  // An explicit tile is checked against the timestep graph's stencils,
+  // compiled as for one rank: validation makes no collective call.
   if (scheduler && scheduler->has("tile")) {
-    const auto host = makeScheduler("host", m_world, schedulerOptions(scheduler));
+    const Communicator self = Communicator::borrow(MPI_COMM_SELF);
+    const auto host = makeScheduler("host", self, schedulerOptions(scheduler));
     host->beginGraph("timestep");
     app->scheduleTimeAdvance(grid.level(0), *host);
     app->scheduleComputeStableTimestep(grid.level(0), *host);
-    const CompiledGraph graph = host->compile(grid, loadBalancer->assign(grid, m_world.size()));
+    const CompiledGraph graph = host->compile(grid, loadBalancer->assign(grid, 1));
     checkExplicitTile(scheduler, host->options().tiling, graph);
   }
   // The archiver checks its own sections: intervals, and the names to save.
