@@ -160,6 +160,45 @@ TEST(DeviceThread, PollRethrowsAndDropsTheTasksBehindTheFailedOne) {
   EXPECT_EQ(finished, (std::vector<int>{0, 3}));
 }
 
+// Tasks submitted before the control thread sees a failure can fail too
+// (every patch's instance of a task that throws): poll() reports the first
+// one, and none of them stays counted in flight, or drain() would wait for
+// it forever (a hang seen in the async scheduler before this was counted).
+TEST(DeviceThread, SeveralFailuresBeforeAPollAreAllCollected) {
+  DeviceThread device;
+  std::string thrown, failure;
+  std::atomic<int> attempted{0};
+  int inFlightAfter = -1;
+  withControlThread(
+      device,
+      [&] {
+        device.setRunner([&](int id) {
+          ++attempted;
+          throw std::runtime_error("boom on patch " + std::to_string(id));
+        });
+        device.submit(0);
+        while (!device.waitFor(std::chrono::microseconds(1000))) {
+        }
+        device.submit(1);
+        while (attempted.load() < 2)
+          std::this_thread::yield();
+        std::this_thread::sleep_for(20ms);  // the second failure is recorded
+        try {
+          std::vector<int> finished;
+          device.poll(finished);
+        } catch (const std::runtime_error& e) {
+          thrown = e.what();
+        }
+        inFlightAfter = device.inFlight();
+        if (inFlightAfter == 0) device.drain();  // would never return otherwise
+      },
+      failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(attempted.load(), 2);
+  EXPECT_EQ(thrown, "boom on patch 0") << "the first failure is the one reported";
+  EXPECT_EQ(inFlightAfter, 0);
+}
+
 // What a control thread does when its graph fails: the running task
 // finishes, the queued ones never run, and the device is clean for the next.
 TEST(DeviceThread, DrainWaitsForTheRunningTaskAndDropsTheQueue) {

@@ -51,8 +51,11 @@ void DeviceThread::serve() {
     lock.lock();
     if (failure) {
       // The tasks behind a failed one never run: the control thread
-      // rethrows at its next poll and abandons the graph.
-      m_failure = failure;
+      // rethrows at its next poll and abandons the graph. Tasks submitted
+      // before that poll can fail too: each is counted (or drain() would
+      // wait for it forever), the first one's exception is the one rethrown.
+      if (!m_failure) m_failure = failure;
+      ++m_failedUncollected;
       m_inFlight.fetch_sub(static_cast<int>(m_queue.size()), std::memory_order_acq_rel);
       m_queue.clear();
       if (!m_closed) m_workOrClose.store(false, std::memory_order_relaxed);
@@ -93,7 +96,8 @@ bool DeviceThread::poll(std::vector<int>& finished) {
     m_finished.clear();
     m_inFlight.fetch_sub(static_cast<int>(collected), std::memory_order_acq_rel);
     std::swap(failure, m_failure);
-    if (failure) m_inFlight.fetch_sub(1, std::memory_order_acq_rel);  // the failed task
+    m_inFlight.fetch_sub(m_failedUncollected, std::memory_order_acq_rel);
+    m_failedUncollected = 0;
     m_anyFinished.store(false, std::memory_order_relaxed);
   }
   if (failure) std::rethrow_exception(failure);
@@ -113,12 +117,13 @@ void DeviceThread::drain() {
   m_queue.clear();
   if (!m_closed) m_workOrClose.store(false, std::memory_order_relaxed);
   const auto settled = [&] {
-    return inFlight() == static_cast<int>(m_finished.size()) + (m_failure ? 1 : 0);
+    return inFlight() == static_cast<int>(m_finished.size()) + m_failedUncollected;
   };
   m_finishedCv.wait(lock, settled);
   m_inFlight.store(0, std::memory_order_release);
   m_finished.clear();
   m_failure = nullptr;
+  m_failedUncollected = 0;
   m_anyFinished.store(false, std::memory_order_relaxed);
 }
 

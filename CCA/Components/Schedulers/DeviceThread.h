@@ -70,7 +70,8 @@ class DeviceThread {
   std::atomic<bool> m_workOrClose{false};  // m_queue not empty, or closed
   std::atomic<bool> m_anyFinished{false};  // m_finished not empty, or failed
   std::atomic<int> m_inFlight{0};
-  std::exception_ptr m_failure;
+  std::exception_ptr m_failure;  // the first failure not yet collected
+  int m_failedUncollected = 0;   // failed tasks not yet collected by poll()
   double m_busySeconds = 0.0;
 };
 
