@@ -10,11 +10,14 @@
 #include "Core/ProblemSpec/ProblemSpec.h"
 #include "Core/Util/Error.h"
 #include "Core/Util/Logger.h"
-#include "StandAlone/RunReport.h"
+#include "Core/Util/Timer.h"
 #include "Core/Util/Version.h"
 #include "StandAlone/CliChecks.h"
+#include "StandAlone/RunRecord.h"
+#include "StandAlone/RunReport.h"
 
 #include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -38,6 +41,7 @@ struct Options {
   std::string scheduler;
   std::string statsFile;
   std::string traceFile;
+  std::string recordFile;
   std::string restartDir;
   int restartCheckpoint = -1;
 };
@@ -71,8 +75,33 @@ int deviceThreadsFromDeck(const Options& options) {
   }
 }
 
-int runSus(const Options& options, const tessera::Communicator& world) {
+// The run record, to --record FILE and to RUN_DIR/result.json (rank 0 writes).
+void writeRecords(const Options& options, const std::vector<std::string>& commandLine,
+                  const tessera::ProblemSpec& deck, const tessera::RunResult& result,
+                  const tessera::Timer& sinceStart, const tessera::Communicator& world) {
   using namespace tessera;
+  RunSetting setting;
+  setting.commandLine = commandLine;
+  setting.deckFile = deckPath(options);
+  setting.overrides = options.overrides;
+  setting.restartedFrom = options.restartDir;
+  setting.ranks = world.size();
+  setting.threadsPerRank = Kokkos::DefaultExecutionSpace().concurrency();
+  setting.peakMemoryBytes = peakMemoryPerRank(world);
+  setting.runSeconds = world.allreduceMax(sinceStart.seconds());
+  agreeOn(world, [&] {
+    if (!world.isRoot()) return;
+    const nlohmann::ordered_json record = runRecord(deck, result, setting);
+    if (!options.recordFile.empty()) writeRunRecord(options.recordFile, record);
+    if (!result.outputDirectory.empty())
+      writeRunRecord(result.outputDirectory + "/result.json", record);
+  });
+}
+
+int runSus(const Options& options, const std::vector<std::string>& commandLine,
+           const tessera::Communicator& world) {
+  using namespace tessera;
+  const Timer sinceStart;
   Logger log(world.rank(), options.quiet ? LogLevel::Warning : parseLogLevel(options.logLevel),
              std::cout);
   ComponentRegistry components;
@@ -84,6 +113,8 @@ int runSus(const Options& options, const tessera::Communicator& world) {
                        "' is not a Tessera run directory (it has no index.yaml); give the "
                        "directory a run wrote, e.g. burgers.tsa");
     }
+    if (!options.recordFile.empty() && world.isRoot())
+      requireWritableFile(options.recordFile, "the run record");
     return deckWithOverrides(options);
   });
   SimulationController controller(deck, components, world, log);
@@ -104,6 +135,7 @@ int runSus(const Options& options, const tessera::Communicator& world) {
   run.traceFile = options.traceFile;
   const RunResult result = controller.run(run);
   if (world.isRoot()) printRunReport(std::cout, result, world.size());
+  writeRecords(options, commandLine, deck, result, sinceStart, world);
   return kExitSuccess;
 }
 
@@ -126,6 +158,7 @@ int reportFailure(const tessera::Communicator& world, const std::string& what, b
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::vector<std::string> commandLine(argv, argv + argc);
   CLI::App app{"sus: run a Tessera simulation from a YAML input deck", "sus"};
   Options options;
   app.add_option("deck", options.deck, "the input deck (YAML)")->check(CLI::ExistingFile);
@@ -143,6 +176,9 @@ int main(int argc, char** argv) {
   app.add_option("--stats", options.statsFile, "write per-timestep statistics as JSON lines");
   app.add_option("--trace", options.traceFile,
                  "write a timeline of the run (Chrome trace-event JSON: Perfetto, chrome://tracing)");
+  app.add_option("--record", options.recordFile,
+                 "write the run record (JSON: deck as run, digests, reductions, analysis, times, "
+                 "memory) to FILE; run directories get one as result.json");
   app.add_option("--restart", options.restartDir,
                  "continue the run in RUN_DIR from its newest usable checkpoint (deck: RUN_DIR/input.yaml)")
       ->check(CLI::ExistingDirectory);
@@ -175,7 +211,7 @@ int main(int argc, char** argv) {
   tessera::Environment env(argc, argv, environmentOptions);
   const tessera::Communicator& world = env.world();
   try {
-    return runSus(options, world);
+    return runSus(options, commandLine, world);
   } catch (const tessera::Error& e) {
     return reportFailure(world, e.what(), dynamic_cast<const tessera::InputError*>(&e) != nullptr,
                          e.agreedByAllRanks());

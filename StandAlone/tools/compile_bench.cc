@@ -18,14 +18,13 @@
 #include "Core/Grid/Grid.h"
 #include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/ReductionVariable.h"
+#include "Core/Util/PeakMemory.h"
 #include "Core/Util/Timer.h"
 
 #include "StandAlone/CliChecks.h"
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
-
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -36,11 +35,7 @@ namespace {
 
 using namespace tessera;
 
-double peakMegabytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-}
+double peakMegabytes() { return static_cast<double>(peakResidentBytes()) / (1024.0 * 1024.0); }
 
 void noop(const Patch&, const DataWarehouse&, DataWarehouse&, ExecutionContext&) {}
 

@@ -1,6 +1,8 @@
 """Runs sus under mpirun and parses its end-of-run report (shared by the integration tests)."""
+import contextlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -107,3 +109,14 @@ class Checks:
         passed = sum(self.results)
         print(f"{passed} passed, {len(self.results) - passed} failed")
         sys.exit(0 if self.results and all(self.results) else 1)
+
+
+@contextlib.contextmanager
+def fresh_directory(path):
+    """An empty folder at `path` for a test's files, removed afterwards whatever happens."""
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)

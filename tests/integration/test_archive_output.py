@@ -9,12 +9,11 @@ WORKDIR is emptied first and removed at the end.
 """
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from sus_runner import load_index, Checks, Sus, parse_common_args
+from sus_runner import load_index, Checks, Sus, parse_common_args, fresh_directory
 
 CONFIGURATIONS = [(1, []), (2, []), (4, ["load_balancer.type=round_robin"]), (3, ["grid.level.patches=[3,1,5]"])]
 
@@ -123,12 +122,8 @@ def check_xdmf(check, run_dir, grid, label):
 def main():
     sus_path, mpirun, flags, rest = parse_common_args(sys.argv[1:])
     deck, tools, work = rest[0], pathlib.Path(rest[1]), pathlib.Path(rest[2])
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    try:
+    with fresh_directory(work):
         run_checks(Sus(sus_path, mpirun, flags), deck, tools, work)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def run_checks(sus, deck, tools, work):

@@ -18,7 +18,7 @@ import shutil
 import struct
 import sys
 
-from sus_runner import Checks, Sus, load_index, parse_common_args
+from sus_runner import Checks, Sus, load_index, parse_common_args, fresh_directory
 
 SMALL = ["grid.level.resolution=[16,16,16]", "time.max_timesteps=6", "time.max_time=1.0"]
 OUTPUT_EACH_STEP = ["output.timestep_interval=1"]
@@ -33,14 +33,10 @@ def count_lines(text, pattern):
 def main():
     sus_path, mpirun, flags, rest = parse_common_args(sys.argv[1:])
     deck, work = rest[0], pathlib.Path(rest[1])
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
     sus = Sus(sus_path, mpirun, flags)
     check = Checks()
-    try:
+    with fresh_directory(work):
         run_checks(sus, deck, work, check)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     check.finish()
 
 

@@ -13,13 +13,12 @@ WORKDIR is emptied first and removed at the end.
 import os
 import pathlib
 import re
-import shutil
 import signal
 import subprocess
 import sys
 import time
 
-from sus_runner import load_index, Checks, Sus, SusRun, parse_common_args
+from sus_runner import load_index, Checks, Sus, SusRun, parse_common_args, fresh_directory
 
 STEPS = ["time.max_timesteps=12", "time.max_time=1.0"]
 CHECKPOINTS = ["checkpoint.timestep_interval=4", "checkpoint.cycle=3"]
@@ -33,12 +32,8 @@ def versions(base):
 def main():
     sus_path, mpirun, flags, rest = parse_common_args(sys.argv[1:])
     deck, work = rest[0], pathlib.Path(rest[1])
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    try:
+    with fresh_directory(work):
         run_checks(Sus(sus_path, mpirun, flags), deck, work)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def run_checks(sus, deck, work):

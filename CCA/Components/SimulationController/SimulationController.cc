@@ -17,7 +17,10 @@
 #include "Core/Util/Timer.h"
 #include "Core/Util/Trace.h"
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -68,6 +71,31 @@ std::vector<FieldDigest> digestFields(const Application& app, const Level& level
     digests.push_back({label->name(), comm.allreduceSumWrapping(local)});
   }
   return digests;
+}
+
+// The reduction variables the last timestep computed (every rank holds the
+// same reduced value), in name order.
+std::vector<ReducedValue> reducedValues(std::vector<const VarLabel*> labels,
+                                        const OnDemandDataWarehouse& dw) {
+  std::sort(labels.begin(), labels.end(),
+            [](const VarLabel* a, const VarLabel* b) { return a->name() < b->name(); });
+  std::vector<ReducedValue> values;
+  for (const VarLabel* label : labels) {
+    std::vector<std::byte> bytes(label->elementBytes());
+    if (!dw.reducedValue(label, bytes.data())) continue;
+    const auto as = [&](auto typed) {
+      std::memcpy(&typed, bytes.data(), std::min(bytes.size(), sizeof(typed)));
+      return static_cast<double>(typed);
+    };
+    const std::string& type = label->valueType();
+    const double value = type == "double"  ? as(0.0)
+                         : type == "float" ? as(0.0f)
+                         : type == "int"   ? as(0)
+                         : type == "int64" ? as(std::int64_t{0})
+                                           : std::numeric_limits<double>::quiet_NaN();
+    values.push_back({label->name(), type, value});
+  }
+  return values;
 }
 
 // Storage for the cell variables the timestep graph computes on this rank,
@@ -413,6 +441,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     result.analysis = app->analysisResults(scratch);
   }
   result.digests = digestFields(*app, level, *newDW, patchRanks, m_world);
+  result.reductions = reducedValues(reductionLabels, *newDW);
   result.stats = sumOverRanks(sched.stats(), m_world);
   result.schedulerMode = sched.modeName();
   if (traceFile) {

@@ -36,6 +36,15 @@ struct FieldDigest {
   std::uint64_t digest = 0;
 };
 
+// A reduction variable's value at the end of the run, converted to double
+// (exact for every value type a reduction holds: double, float, int, int64
+// below 2^53).
+struct ReducedValue {
+  std::string name;
+  std::string valueType;
+  double value = 0.0;
+};
+
 struct RunResult {
   int timesteps = 0;      // run by this invocation
   int firstTimestep = 0;  // the timestep it started from (a restart's checkpoint)
@@ -44,6 +53,7 @@ struct RunResult {
   std::int64_t cellUpdates = 0;  // cells x timesteps
   std::vector<FieldDigest> digests;
   std::vector<std::pair<std::string, double>> analysis;
+  std::vector<ReducedValue> reductions;  // of the last timestep, in name order
   SchedulerStats stats;  // counts summed over ranks, times of rank 0
   std::string schedulerMode;
   std::string outputDirectory;       // empty without output or checkpoints

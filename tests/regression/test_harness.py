@@ -1,0 +1,199 @@
+"""Tests of the regression harness itself (scripts/regression): a slightly
+perturbed coefficient fails the gold comparison with the comparer's first
+differing cell (and passes under a loose tolerance), a missing gold standard
+is a failure that says so, --update-gold writes a gold standard that then
+passes, stored time and memory turn into warnings, a run without checkpoints
+fails its restart check, a hung run is killed at its timeout, and mistakes in
+a test list are errors naming the file, line and key.
+
+usage: test_harness.py --build-dir B --work-dir W --mpirun M [--mpirun-flag=F]... --work DIR
+
+DIR is emptied first and removed at the end.
+"""
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import yaml
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+REGRESSION = REPO / "scripts" / "regression"
+GOLD = HERE / "gold"
+
+
+class Checks:
+    def __init__(self):
+        self.failures = 0
+
+    def __call__(self, what, ok, detail=""):
+        print(("ok:   " if ok else "FAIL: ") + what, flush=True)
+        if not ok:
+            self.failures += 1
+            if detail:
+                print("      " + detail.replace("\n", "\n      "))
+
+
+def main():
+    args, work = [], None
+    it = iter(sys.argv[1:])
+    for arg in it:
+        if arg == "--work":
+            work = pathlib.Path(next(it))
+        elif arg == "--work-dir":
+            next(it)  # each case below gets its own
+        else:
+            args.append(arg)
+    if work is None:
+        sys.exit(__doc__)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    try:
+        failures = run_checks(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    sys.exit(1 if failures else 0)
+
+
+def the_local_test(name):
+    """A test of the real list, as a plain mapping (anchors merged)."""
+    listed = yaml.safe_load((HERE / "tests.yaml").read_text())
+    test = next(t for t in listed["groups"]["local"] if t["name"] == name)
+    merged = dict(listed.get("defaults") or {})
+    merged.update(test)
+    merged["overrides"] = dict(test.get("overrides") or {})
+    return merged
+
+
+def run_checks(common, work):
+    check = Checks()
+    counter = iter(range(1000))
+
+    def harness(tests, options=(), gold=GOLD, margins=None, list_text=None):
+        n = next(counter)
+        list_path = work / f"list{n}.yaml"
+        if list_text is None:
+            document = {"groups": {"local": tests}}
+            if margins:
+                document["margins"] = margins
+            list_text = yaml.safe_dump(document, sort_keys=False)
+        list_path.write_text(list_text)
+        command = [str(REGRESSION), *common, "--work-dir", str(work / f"runs{n}"), "--list", str(list_path),
+                   "--gold-dir", str(gold), *options]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        return done.returncode, done.stdout + done.stderr, list_path
+
+    def row(output, name):
+        found = re.search(rf"^{re.escape(name)}\s+\d+\s+\d+\s+\w+\s+(\w+)\s", output, re.M)
+        return found.group(1) if found else None
+
+    # 1. The gold standard of burgers_np1_host with the real list's settings passes ...
+    base = the_local_test("burgers_np1_host")
+    base["no_restart"] = True
+    code, out, _ = harness([base])
+    check("an unperturbed copy of burgers_np1_host passes against its gold standard",
+          code == 0 and row(out, "burgers_np1_host") == "PASS", out)
+
+    # ... and fails when the viscosity changes in its 9th digit, naming the first differing cell.
+    perturbed = json.loads(json.dumps(base))
+    perturbed["overrides"]["burgers.viscosity"] = 0.0100000001
+    code, out, _ = harness([perturbed])
+    cell = re.search(r"different: 'u' at timestep (\d+) \(time [^)]*\), cell \[?\(?-?\d+, ?-?\d+, ?-?\d+\)?\]?: "
+                     r"(\S+) vs (\S+) \(difference (\S+)\)", out)
+    check("a perturbed viscosity fails the gold comparison with the first differing cell and values",
+          code == 1 and row(out, "burgers_np1_host") == "FAIL" and "differs from the gold standard" in out
+          and cell is not None and cell.group(2) != cell.group(3), out)
+
+    # Under a tolerance wider than the perturbation it passes (fields, analysis and reductions).
+    loose = json.loads(json.dumps(perturbed))
+    loose["tolerance"] = {"rel": 1e-4, "abs": 1e-12}
+    code, out, _ = harness([loose])
+    check("the perturbed run passes with tolerance rel 1e-4",
+          code == 0 and row(out, "burgers_np1_host") == "PASS" and "rel 0.0001" in out, out)
+
+    # 2. A missing gold standard is a failure that says so.
+    empty_gold = work / "gold"
+    empty_gold.mkdir()
+    orphan = dict(base, name="burgers_without_gold")
+    code, out, _ = harness([orphan], gold=empty_gold)
+    check("a missing gold standard fails and is named as missing",
+          code == 1 and row(out, "burgers_without_gold") == "FAIL" and "no gold standard in" in out, out)
+
+    # 3. --update-gold writes it (outputs, no checkpoints, the record, time and memory) ...
+    fresh = dict(the_local_test("burgers_np2_async_sfc"), name="fresh_gold")
+    code, out, _ = harness([fresh], ["--update-gold"], gold=empty_gold)
+    written = empty_gold / "fresh_gold"
+    files = sorted(p.relative_to(written).as_posix() for p in written.rglob("*") if p.is_file())
+    check("--update-gold runs the restart check and writes the gold standard",
+          code == 0 and row(out, "fresh_gold") == "UPDATED" and "restart from" in out
+          and {"index.yaml", "input.yaml", "record.json", "performance.json"} <= set(files)
+          and any(f.endswith(".h5") for f in files) and not any(f.startswith("checkpoints") for f in files),
+          f"{files}\n{out}")
+    code, out, _ = harness([fresh], gold=empty_gold)
+    check("... which the next run passes, restart included",
+          code == 0 and row(out, "fresh_gold") == "PASS" and "restart from" in out and "bitwise" in out, out)
+
+    # ... and stored time and memory far below the run's become warnings, not failures.
+    performance = written / "performance.json"
+    stored = json.loads(performance.read_text())
+    performance.write_text(json.dumps(dict(stored, wall_seconds=0.001, peak_memory_bytes=1024)))
+    code, out, _ = harness([fresh], gold=empty_gold, margins={"wall_time_floor_seconds": 0.0})
+    check("a slower and bigger run than stored passes with two warnings",
+          code == 0 and row(out, "fresh_gold") == "PASS" and "WARNING slower" in out
+          and "WARNING memory" in out, out)
+
+    # 4. A run without checkpoints fails its restart check (and says how to fix it).
+    unsaved = dict(fresh, name="no_checkpoints")
+    unsaved["overrides"] = {k: v for k, v in fresh["overrides"].items() if not k.startswith("checkpoint.")}
+    code, out, _ = harness([unsaved], gold=empty_gold)
+    check("a run that writes no checkpoint fails the restart check",
+          code == 1 and row(out, "no_checkpoints") == "FAIL" and "no checkpoint to restart from" in out, out)
+
+    # 5. A run that outlives its timeout is killed, and nothing of it is left running.
+    slow = dict(base, name="too_slow", timeout=1, no_gold=True)
+    slow["overrides"] = {"grid.level.resolution": [96, 96, 96], "time.max_timesteps": 100000,
+                         "time.max_time": 1.0e9, "output.timestep_interval": 1000}
+    started = time.monotonic()
+    code, out, _ = harness([slow])
+    took = time.monotonic() - started
+    time.sleep(1)
+    left = subprocess.run(["pgrep", "-f", str(work / "runs")], capture_output=True, text=True).stdout.split()
+    check("a run past its timeout is a TIMEOUT failure and leaves no process behind",
+          code == 1 and row(out, "too_slow") == "TIMEOUT" and "timed out after 1 s" in out and not left,
+          f"took {took:.1f} s, left {left}\n{out}")
+
+    # 6. Mistakes in a list are errors naming the file, line and key.
+    good = yaml.safe_dump({"groups": {"local": [dict(base)]}}, sort_keys=False)
+    cases = [
+        ("an unknown key", good.replace("no_restart:", "no_restrat:"),
+         r":\d+:\d+: unknown key 'no_restrat' in a test of group 'local' \(did you mean 'no_restart'\?\)"),
+        ("an unknown scheduler", good.replace("scheduler: host", "scheduler: hots"),
+         r":\d+:\d+: test 'burgers_np1_host': unknown scheduler 'hots' \(did you mean 'host'\?\)"),
+        ("zero ranks", good.replace("ranks: 1", "ranks: 0"), r":\d+:\d+: 'ranks' must be an integer >= 1"),
+        ("a reserved override", good.replace("overrides:", "overrides:\n      output.dir: x"),
+         r":\d+:\d+: test 'burgers_np1_host': 'output.dir' is set by the harness"),
+        ("a missing deck", good.replace("inputs/Burgers/burgers.yaml", "inputs/Burgers/burger.yaml"),
+         r":\d+:\d+: test 'burgers_np1_host': no deck 'inputs/Burgers/burger.yaml'"),
+        ("a bad tolerance", good.replace("no_restart: true", "no_restart: true\n    tolerance: loose"),
+         r":\d+:\d+: test 'burgers_np1_host': tolerance must be 'exact' or a mapping"),
+    ]
+    for what, text, expected in cases:
+        code, out, path = harness(None, list_text=text)
+        check(f"a list with {what} is rejected with file:line:column",
+              code == 2 and re.search(re.escape(str(path)) + expected, out) is not None, f"{text}\n{out}")
+    code, out, path = harness([base], ["--only", "burgers_np1_hots"])
+    check("an unknown --only name is rejected with a suggestion",
+          code == 2 and "no test 'burgers_np1_hots'" in out and "did you mean 'burgers_np1_host'" in out, out)
+
+    # 7. The gold folder stays small.
+    size = sum(p.stat().st_size for p in GOLD.rglob("*") if p.is_file())
+    check(f"the gold folder holds {size / 2**20:.2f} MiB, under 5 MiB", size < 5 * 2**20)
+    return check.failures
+
+
+if __name__ == "__main__":
+    main()
