@@ -1,6 +1,7 @@
 #include "Components/RegisterComponents.h"
 
 #include "Components/Burgers/Burgers.h"
+#include "Components/Stencil/Stencil.h"
 #include "Components/TaskBench/TaskBench.h"
 
 namespace tessera {
@@ -8,6 +9,8 @@ namespace tessera {
 void registerComponents(ComponentRegistry& registry) {
   registry.add("burgers",
                [](ApplicationContext& context) { return std::make_unique<Burgers>(context); });
+  registry.add("stencil",
+               [](ApplicationContext& context) { return std::make_unique<Stencil>(context); });
   registry.add("taskbench",
                [](ApplicationContext& context) { return std::make_unique<TaskBench>(context); });
 }

@@ -37,6 +37,8 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
     out << name << ": " << std::setprecision(std::numeric_limits<double>::max_digits10) << value
         << "\n";
   }
+  for (const std::string& line : result.analysisReport)
+    out << line << "\n";
   for (const FieldDigest& field : result.digests) {
     char hex[32];
     std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(field.digest));

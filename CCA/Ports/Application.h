@@ -24,6 +24,14 @@ struct ApplicationContext {
   const Communicator& comm;
 };
 
+// How long the time loop took, for components that report a rate (the
+// slowest rank's times).
+struct RunTiming {
+  int timesteps = 0;              // run by this invocation
+  double wallSeconds = 0.0;       // the whole time loop
+  double firstStepSeconds = 0.0;  // its first timestep (a warm-up some benchmarks leave out)
+};
+
 class Application {
  public:
   explicit Application(ApplicationContext& context) : m_context(context) {}
@@ -56,10 +64,26 @@ class Application {
   // The cell variables that make up the state: digested, saved and restored.
   virtual std::vector<const VarLabel*> stateLabels() const = 0;
   // Named numbers reported at the end, read from the analysis tasks' results.
+  // They go into the run record and are compared by the regression tests:
+  // only numbers that depend on the computed state, never on timing.
   virtual std::vector<std::pair<std::string, double>> analysisResults(
       const DataWarehouse& dw) const {
     (void)dw;
     return {};
+  }
+  // Lines of text printed after the analysis results (a verdict, a rate).
+  virtual std::vector<std::string> analysisReport(const DataWarehouse& dw,
+                                                  const RunTiming& timing) const {
+    (void)dw;
+    (void)timing;
+    return {};
+  }
+  // The component's own end of the run (a converged iteration), checked
+  // after each timestep on the new warehouse. It must read only what every
+  // rank holds alike (reduction variables), so that the ranks stop together.
+  virtual bool converged(const DataWarehouse& newDW) const {
+    (void)newDW;
+    return false;
   }
 
  protected:

@@ -28,6 +28,7 @@
 
 #include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Util/HugePages.h"
+#include "StandAlone/reference/ReferenceSupport.h"
 
 #include <omp.h>
 
@@ -55,32 +56,15 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options options;
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    if (a + 1 >= argc) {
-      std::fprintf(stderr, "burgers-reference: %s needs a value\n", arg.c_str());
-      std::exit(1);
-    }
-    const char* value = argv[++a];
-    if (arg == "--resolution") {
-      options.resolution = std::atoi(value);
-    } else if (arg == "--patches") {
-      options.patches = std::atoi(value);
-    } else if (arg == "--steps") {
-      options.steps = std::atoi(value);
-    } else if (arg == "--viscosity") {
-      options.viscosity = std::atof(value);
-    } else if (arg == "--multiplier") {
-      options.multiplier = std::atof(value);
-    } else if (arg == "--max-time") {
-      options.maxTime = std::atof(value);
-    } else if (arg == "--huge-pages") {
-      options.hugePages = std::atoi(value) != 0;
-    } else {
-      std::fprintf(stderr, "burgers-reference: unknown option %s\n", arg.c_str());
-      std::exit(1);
-    }
-  }
+  tessera::reference::parseOptions(
+      argc, argv, "burgers-reference",
+      {{"--resolution", [&](const char* v) { options.resolution = std::atoi(v); }},
+       {"--patches", [&](const char* v) { options.patches = std::atoi(v); }},
+       {"--steps", [&](const char* v) { options.steps = std::atoi(v); }},
+       {"--viscosity", [&](const char* v) { options.viscosity = std::atof(v); }},
+       {"--multiplier", [&](const char* v) { options.multiplier = std::atof(v); }},
+       {"--max-time", [&](const char* v) { options.maxTime = std::atof(v); }},
+       {"--huge-pages", [&](const char* v) { options.hugePages = std::atoi(v) != 0; }}});
   if (options.resolution < 2 || options.patches < 1 || options.resolution % options.patches != 0 ||
       options.steps < 0 || !(options.viscosity > 0.0)) {
     std::fprintf(stderr,
@@ -121,45 +105,9 @@ double stableTimestep(int n, const std::vector<double>& table, double nu) {
   return 1.0 / (largest + largest + largest + diffusion);
 }
 
-double nextDelT(double stable, double multiplier, double time, double maxTime) {
-  double delT = stable * multiplier;
-  if (time + delT >= maxTime) delT = maxTime - time;
-  return delT;
-}
-
-double advance(double time, double delT, double maxTime) {
-  const double next = time + delT;
-  return (next >= maxTime || delT >= maxTime - time) ? maxTime : next;
-}
-
-// An array of doubles left uninitialised, so that the threads that sweep it
-// touch its pages first (and, when asked, in huge pages).
-class Cells {
- public:
-  Cells() = default;
-  Cells(std::size_t n, bool hugePages)
-      : m_data(static_cast<double*>(
-            std::aligned_alloc(tessera::kHugePageBytes, roundUp(n * sizeof(double))))) {
-    if (!m_data) {
-      std::fprintf(stderr, "burgers-reference: out of memory\n");
-      std::exit(1);
-    }
-    if (hugePages) tessera::adviseHugePages(m_data.get(), roundUp(n * sizeof(double)));
-  }
-  double* data() const { return m_data.get(); }
-  double& operator[](std::size_t i) const { return m_data.get()[i]; }
-  void swap(Cells& other) noexcept { m_data.swap(other.m_data); }
-
- private:
-  static std::size_t roundUp(std::size_t bytes) {
-    return (bytes + tessera::kHugePageBytes - 1) / tessera::kHugePageBytes *
-           tessera::kHugePageBytes;
-  }
-  struct Free {
-    void operator()(double* p) const { std::free(p); }
-  };
-  std::unique_ptr<double, Free> m_data;
-};
+using Cells = tessera::reference::FirstTouchArray;
+using tessera::reference::advance;
+using tessera::reference::nextDelT;
 
 // A cube of cells [lo, lo + size) per axis with one ghost (or extra) layer,
 // indexed by global cell, x fastest.

@@ -13,8 +13,9 @@ class SusRun:
         self.stdout = stdout
         self.stderr = stderr
         self.digests = dict(re.findall(r"^digest (\S+) ([0-9a-f]{16})$", stdout, re.M))
+        # The analysis results: "NAME: VALUE" lines (error norms, the PRK's mean output).
         self.analysis = {name: float(value) for name, value in
-                         re.findall(r"^([A-Za-z0-9 ]+ error): (\S+)$", stdout, re.M)}
+                         re.findall(r"^([A-Za-z][A-Za-z0-9 ]*): ([-+0-9.eEinfan]+)$", stdout, re.M)}
         steps = re.search(r"^summary: (\d+) timesteps", stdout, re.M)
         self.timesteps = int(steps.group(1)) if steps else None
         rate = re.search(r"([0-9.e+-]+) cell updates per second", stdout)

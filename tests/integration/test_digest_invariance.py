@@ -1,9 +1,14 @@
-"""Burgers gives bitwise the same field, and the same error norms (exact
+"""A deck gives bitwise the same fields, and the same analysis results (exact
 sums, printed to the last digit), for any rank count, load balancer, patch
-layout, scheduler mode (host, sync, async), tile shape, thread count (1 and
-2 device threads per rank), and with or without patch groups.
+layout, scheduler mode (host, sync, async), tiled or not, tile shape, thread
+count (1 and 2 device threads per rank), and with or without patch groups.
+The layouts assume 32 cells along each axis.
 
-usage: test_digest_invariance.py --sus S --mpirun M [--mpirun-flag F]... DECK
+usage: test_digest_invariance.py --sus S --mpirun M [--mpirun-flag F]... DECK [--quick] [--set K=V]...
+
+--set applies to every run (e.g. the stencil's radius); --quick runs a
+dozen configurations that still cover ranks, modes, tiling, threads and
+uneven layouts.
 """
 import sys
 
@@ -46,6 +51,27 @@ CONFIGURATIONS = [
     (1, ["scheduler.patch_groups=true", "scheduler.type=async"]),
     (2, ["scheduler.patch_groups=true", "scheduler.type=sync"]),
     (2, ["scheduler.patch_groups=true", "scheduler.type=async", "scheduler.tile=[5,3,7]"]),
+    # Untiled kernels in the device modes.
+    (2, ["scheduler.type=async", "scheduler.tiling=false"]),
+    (1, ["scheduler.type=sync", "scheduler.tiling=false"]),
+]
+
+QUICK = [
+    (1, []),
+    (2, []),
+    (4, []),
+    (4, ["grid.level.patches=[3,2,5]", "load_balancer.type=round_robin"]),
+    (2, ["grid.level.patches=[3,1,5]"]),
+    (1, ["scheduler.type=host"]),
+    (2, ["scheduler.type=sync"]),
+    (2, ["scheduler.type=async"]),
+    (2, ["scheduler.type=async", "scheduler.tiling=false"]),
+    (2, ["scheduler.type=async", "scheduler.tile=[5,3,7]"]),
+    (1, ["scheduler.patch_groups=false", "scheduler.type=host"]),
+]
+QUICK_THREADED = [
+    (1, ["scheduler.type=async"]),
+    (2, ["scheduler.type=host", "grid.level.patches=[3,1,5]"]),
 ]
 
 # Two device threads per rank: threaded stencils, tiles shared out, and
@@ -62,14 +88,19 @@ THREADED = [
 
 def main():
     sus_path, mpirun, flags, rest = parse_common_args(sys.argv[1:])
-    deck = rest[0]
+    deck, quick, base = rest[0], "--quick" in rest, []
+    it = iter(rest[1:])
+    for arg in it:
+        if arg == "--set":
+            base.append(next(it))
     sus = Sus(sus_path, mpirun, flags)
     reference = None
     failures = 0
-    cases = [(ranks, sets, 1) for ranks, sets in CONFIGURATIONS] + \
-            [(ranks, sets, 2) for ranks, sets in THREADED]
+    plain, threaded = (QUICK, QUICK_THREADED) if quick else (CONFIGURATIONS, THREADED)
+    cases = [(ranks, sets, 1) for ranks, sets in plain] + [(ranks, sets, 2) for ranks, sets in threaded]
+    print(f"{deck} {' '.join(base)}")
     for ranks, sets, threads in cases:
-        run = sus.run(deck, ranks=ranks, sets=sets, threads=threads,
+        run = sus.run(deck, ranks=ranks, sets=[*base, *sets], threads=threads,
                       options=["--nthreads", str(threads)])
         name = f"{ranks} rank(s) x {threads} thread(s) {' '.join(sets) or '(deck as is)'}"
         if run.returncode != 0 or not run.digests or not run.analysis:

@@ -383,7 +383,9 @@ RunResult SimulationController::run(const RunOptions& options) {
   RunResult result;
   const int firstStep = step;
   const Timer loopTimer;
-  while (!control.finished(time, step)) {
+  double firstStepSeconds = 0.0;
+  bool converged = false;
+  while (!converged && !control.finished(time, step)) {
     const Timer stepTimer;
     if (trace) trace->setStep(step + 1);
     const TraceScope traced(mainTrack, "timestep", "timestep", step + 1);
@@ -413,9 +415,12 @@ RunResult SimulationController::run(const RunOptions& options) {
       delta -= before;
       writeStatsLine(statsOut, step, time, delT, stepTimer.seconds(), delta);
     }
+    converged = app->converged(*newDW);
+    if (step == firstStep + 1) firstStepSeconds = loopTimer.seconds();
     {
       const TraceScope output(mainTrack, "output", "io");
-      archiver.afterTimestep(step, time, delT, previous, *newDW, control.finished(time, step));
+      archiver.afterTimestep(step, time, delT, previous, *newDW,
+                             converged || control.finished(time, step));
     }
     m_log.info("timestep ", std::setw(5), step, "  time ", std::scientific, std::setprecision(6),
                time, "  delt ", std::setprecision(4), delT, std::defaultfloat, "  wall ",
@@ -439,6 +444,11 @@ RunResult SimulationController::run(const RunOptions& options) {
     OnDemandDataWarehouse scratch("AnalysisDW", step, time, 0.0);
     sched.execute(sched.compile(grid, patchRanks), *newDW, scratch);
     result.analysis = app->analysisResults(scratch);
+    RunTiming timing;
+    timing.timesteps = result.timesteps;
+    timing.wallSeconds = result.wallSeconds;
+    timing.firstStepSeconds = m_world.allreduceMax(firstStepSeconds);
+    result.analysisReport = app->analysisReport(scratch, timing);
   }
   result.digests = digestFields(*app, level, *newDW, patchRanks, m_world);
   result.reductions = reducedValues(reductionLabels, *newDW);

@@ -53,6 +53,7 @@ struct RunResult {
   std::int64_t cellUpdates = 0;  // cells x timesteps
   std::vector<FieldDigest> digests;
   std::vector<std::pair<std::string, double>> analysis;
+  std::vector<std::string> analysisReport;  // the component's lines of text
   std::vector<ReducedValue> reductions;  // of the last timestep, in name order
   SchedulerStats stats;  // counts summed over ranks, times of rank 0
   std::string schedulerMode;

@@ -1,0 +1,151 @@
+#include "Components/Stencil/HeatKernel.h"
+
+#include "CCA/Ports/ExecutionContext.h"
+#include "Components/Stencil/ErrorNorms.h"
+
+#include <cmath>
+
+namespace tessera::stencil {
+
+namespace {
+
+// One explicit Euler step, u + dt alpha Laplacian(u), with the radius known
+// at compile time so that the loop over the star's arms unrolls.
+template <int R>
+void eulerStep(ExecutionContext& exec, const Box& box, const CellArray<const double>& uOld,
+               const CellArray<double>& uNew, const StarWeights& s, const Vector3& c) {
+  // c_a = dt alpha / dx_a^2
+  const double w0 = s.w[0];
+  const Kokkos::Array<double, kMaxRadius + 1> w = s.w;
+  exec.stencilFor(
+      box, R, StencilInputs<double, 1>{{uOld}}, StencilOutputs<double, 1>{{uNew}},
+      KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
+                    const StencilOutputs<double, 1>& out) {
+        const CellArray<const double>& u = in[0];
+        const double centre = u(i, j, k);
+        double dxx = w0 * centre;
+        double dyy = w0 * centre;
+        double dzz = w0 * centre;
+        for (int d = 1; d <= R; ++d) {
+          dxx += w[d] * (u(i - d, j, k) + u(i + d, j, k));
+          dyy += w[d] * (u(i, j - d, k) + u(i, j + d, k));
+          dzz += w[d] * (u(i, j, k - d) + u(i, j, k + d));
+        }
+        out[0](i, j, k) = centre + (c.x * dxx + c.y * dyy + c.z * dzz);
+      });
+}
+
+}  // namespace
+
+HeatKernel::HeatKernel(ApplicationContext& context, const StencilParameters& parameters,
+                       const Level& level)
+    : m_parameters(parameters),
+      m_weights(secondDerivative(parameters.radius)),
+      m_numCells(level.numCells()),
+      m_u(context.labels.create<CCVariable<double>>("u")),
+      m_delT(context.labels.create<MinVariable<double>>("stencil.stableDelT")),
+      m_squaredError(context.labels.create<SumVariable<double>>("stencil.squaredError")),
+      m_maxError(context.labels.create<MaxVariable<double>>("stencil.maxError")) {
+  const Vector3 kappa = waveNumbers(level, parameters.wavenumber);
+  m_exact = HeatSolution{CellCentres{level.spec().lower, level.spacing()}, kappa,
+                         parameters.alpha * (kappa.x * kappa.x + kappa.y * kappa.y +
+                                             kappa.z * kappa.z)};
+}
+
+double HeatKernel::stableTimestep(const Vector3& dx) const {
+  const double symbol = largestSymbol(m_weights);
+  return 2.0 / (m_parameters.alpha * symbol *
+                (1.0 / (dx.x * dx.x) + 1.0 / (dx.y * dx.y) + 1.0 / (dx.z * dx.z)));
+}
+
+void HeatKernel::scheduleInitialize(const Level& level, Scheduler& sched) {
+  Task task("Stencil::heat::initialize", this, &HeatKernel::initialize);
+  task.computesVar(m_u);
+  sched.addTask(std::move(task), level.eachPatch());
+}
+
+void HeatKernel::scheduleComputeStableTimestep(const Level& level, Scheduler& sched) {
+  Task task("Stencil::heat::computeStableTimestep", this, &HeatKernel::computeStableTimestep,
+            Task::Kind::Host);
+  task.computesVar(m_delT);
+  sched.addTask(std::move(task), level.eachPatch());
+}
+
+void HeatKernel::scheduleTimeAdvance(const Level& level, Scheduler& sched) {
+  Task task("Stencil::heat::timeAdvance", this, &HeatKernel::timeAdvance);
+  // A star reads along the axes only: face neighbours, r layers deep.
+  task.requiresVar(Task::OldDW, m_u, Ghost::AroundFaces, m_parameters.radius);
+  task.computesVar(m_u);
+  sched.addTask(std::move(task), level.eachPatch());
+}
+
+void HeatKernel::scheduleAnalysis(const Level& level, Scheduler& sched) {
+  Task task("Stencil::heat::computeErrors", this, &HeatKernel::computeErrors);
+  task.requiresVar(Task::OldDW, m_u);
+  task.computesVar(m_squaredError);
+  task.computesVar(m_maxError);
+  sched.addTask(std::move(task), level.eachPatch());
+}
+
+void HeatKernel::initialize(const PatchGroup& group, const DataWarehouse&, DataWarehouse& newDW,
+                            ExecutionContext& exec) const {
+  const CellArray<double> u = newDW.allocateAndPut<double>(m_u, group).array();
+  const HeatSolution exact = m_exact;
+  const double t = newDW.time();
+  exec.parallelFor(group.extendedBox(),
+                   KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact.at(i, j, k, t); });
+}
+
+void HeatKernel::computeStableTimestep(const PatchGroup& group, const DataWarehouse&,
+                                       DataWarehouse& newDW, ExecutionContext&) const {
+  const double stable = stableTimestep(group.spacing());
+  for (const Patch* patch : group.patches())
+    newDW.put(MinVariable<double>(stable), m_delT, *patch);
+}
+
+void HeatKernel::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW,
+                             DataWarehouse& newDW, ExecutionContext& exec) const {
+  const int r = m_parameters.radius;
+  const CellArray<const double> uOld = oldDW.get<double>(m_u, group, Ghost::AroundFaces, r).array();
+  const CellArray<double> uNew = newDW.allocateAndPut<double>(m_u, group).array();
+  const Vector3 dx = group.spacing();
+  const double a = newDW.delT() * m_parameters.alpha;
+  const Vector3 c{a / (dx.x * dx.x), a / (dx.y * dx.y), a / (dx.z * dx.z)};
+  switch (r) {
+    case 1: eulerStep<1>(exec, group.interior(), uOld, uNew, m_weights, c); break;
+    case 2: eulerStep<2>(exec, group.interior(), uOld, uNew, m_weights, c); break;
+    case 3: eulerStep<3>(exec, group.interior(), uOld, uNew, m_weights, c); break;
+    default: eulerStep<4>(exec, group.interior(), uOld, uNew, m_weights, c); break;
+  }
+  applyBoundaryConditions(group, uNew, newDW.time(), exec);
+}
+
+void HeatKernel::applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
+                                         double t, ExecutionContext& exec) const {
+  Kokkos::Array<Box, 6> faces;
+  int count = 0;
+  for (const Face face : allFaces()) {
+    if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
+  }
+  const HeatSolution exact = m_exact;
+  exec.parallelForBoxes(
+      faces, count, KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact.at(i, j, k, t); });
+}
+
+void HeatKernel::computeErrors(const Patch& patch, const DataWarehouse& oldDW,
+                               DataWarehouse& newDW, ExecutionContext& exec) const {
+  const CellArray<const double> u = oldDW.get<double>(m_u, patch).array();
+  const ErrorNorms norms = errorNorms(exec, patch.interior(), u, HeatSolutionAt{m_exact, oldDW.time()});
+  newDW.put(SumVariable<double>(norms.squared), m_squaredError, patch);
+  newDW.put(MaxVariable<double>(norms.largest), m_maxError, patch);
+}
+
+std::vector<std::pair<std::string, double>> HeatKernel::analysisResults(
+    const DataWarehouse& dw) const {
+  const double squared = dw.getReduction<SumVariable<double>>(m_squaredError).get();
+  const double largest = dw.getReduction<MaxVariable<double>>(m_maxError).get();
+  return {{"L2 error", std::sqrt(squared / static_cast<double>(m_numCells))},
+          {"max error", largest}};
+}
+
+}  // namespace tessera::stencil

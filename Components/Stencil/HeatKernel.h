@@ -1,0 +1,50 @@
+#pragma once
+// The heat equation u_t = alpha Laplacian(u) by explicit Euler, the
+// Laplacian a star of radius r (central differences of order 2r). Dirichlet
+// values from the exact solution in the extra cells, or periodic axes.
+
+#include "Components/Stencil/ExactSolutions.h"
+#include "Components/Stencil/StencilKernel.h"
+
+namespace tessera::stencil {
+
+class HeatKernel final : public StencilKernel {
+ public:
+  HeatKernel(ApplicationContext& context, const StencilParameters& parameters, const Level& level);
+
+  void scheduleInitialize(const Level& level, Scheduler& sched) override;
+  void scheduleComputeStableTimestep(const Level& level, Scheduler& sched) override;
+  void scheduleTimeAdvance(const Level& level, Scheduler& sched) override;
+  void scheduleAnalysis(const Level& level, Scheduler& sched) override;
+  const VarLabel* stableTimestepLabel() const override { return m_delT; }
+  std::vector<const VarLabel*> stateLabels() const override { return {m_u}; }
+  std::vector<std::pair<std::string, double>> analysisResults(
+      const DataWarehouse& dw) const override;
+
+  // The forward-Euler limit: dt alpha sum_a |symbol| / dx_a^2 <= 2, where
+  // the highest mode's amplification factor reaches -1.
+  double stableTimestep(const Vector3& dx) const;
+
+ private:
+  void initialize(const PatchGroup& group, const DataWarehouse& oldDW, DataWarehouse& newDW,
+                  ExecutionContext& exec) const;
+  void computeStableTimestep(const PatchGroup& group, const DataWarehouse& oldDW,
+                             DataWarehouse& newDW, ExecutionContext& exec) const;
+  void timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW, DataWarehouse& newDW,
+                   ExecutionContext& exec) const;
+  void computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
+                     ExecutionContext& exec) const;
+  void applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u, double t,
+                               ExecutionContext& exec) const;
+
+  StencilParameters m_parameters;
+  StarWeights m_weights;
+  HeatSolution m_exact;
+  std::int64_t m_numCells;
+  const VarLabel* m_u;
+  const VarLabel* m_delT;
+  const VarLabel* m_squaredError;
+  const VarLabel* m_maxError;
+};
+
+}  // namespace tessera::stencil
