@@ -15,6 +15,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
+
 namespace tessera::stencil {
 
 struct CellCentres {
@@ -34,25 +36,54 @@ inline Vector3 waveNumbers(const Level& level, int k) {
   return {kappa(0), kappa(1), kappa(2)};
 }
 
-struct HeatSolution {
-  CellCentres cells;
-  Vector3 kappa;  // per axis
-  double decay;   // alpha |kappa|^2
+// One factor of a separable solution along one axis, tabulated at the cell
+// centres of the level's extended box (computed once on the host).
+struct AxisTable {
+  Kokkos::View<const double*> values;
+  int first = 0;  // the index of values(0)
+  KOKKOS_INLINE_FUNCTION double operator()(int i) const { return values(i - first); }
+};
 
-  KOKKOS_INLINE_FUNCTION double at(int i, int j, int k, double t) const {
-    using Kokkos::Experimental::exp;
-    using Kokkos::Experimental::sin;
-    const Vector3 x = cells.at(i, j, k);
-    return sin(kappa.x * x.x) * sin(kappa.y * x.y) * sin(kappa.z * x.z) * exp(-decay * t);
+// f(lower + (i + 1/2) dx) for the cells of `box` along `axis`.
+template <class F>
+AxisTable tabulate(const Box& box, int axis, double lower, double dx, const F& f) {
+  Kokkos::View<double*> values("stencil::AxisTable", box.hi()[axis] - box.lo()[axis]);
+  const auto host = Kokkos::create_mirror_view(values);
+  for (int i = box.lo()[axis]; i < box.hi()[axis]; ++i)
+    host(i - box.lo()[axis]) = f(lower + (i + 0.5) * dx);
+  Kokkos::deep_copy(values, host);
+  return {values, box.lo()[axis]};
+}
+
+// The heat solution is separable: three tables of sines, and the decay
+// factor of the time at hand, so that boundary values cost no
+// transcendental function per cell.
+struct HeatSolution {
+  AxisTable sx, sy, sz;
+  double decay = 0.0;  // alpha |kappa|^2
+
+  static HeatSolution forLevel(const Level& level, int wavenumber, double alpha) {
+    const Vector3 kappa = waveNumbers(level, wavenumber);
+    const Box box = level.extendedCellBox();
+    const Vector3 lower = level.spec().lower;
+    const Vector3 dx = level.spacing();
+    HeatSolution s;
+    s.sx = tabulate(box, 0, lower.x, dx.x, [&](double x) { return std::sin(kappa.x * x); });
+    s.sy = tabulate(box, 1, lower.y, dx.y, [&](double y) { return std::sin(kappa.y * y); });
+    s.sz = tabulate(box, 2, lower.z, dx.z, [&](double z) { return std::sin(kappa.z * z); });
+    s.decay = alpha * (kappa.x * kappa.x + kappa.y * kappa.y + kappa.z * kappa.z);
+    return s;
   }
 };
 
-// The heat solution at one time, as the error norms take it.
+// The heat solution at one time.
 struct HeatSolutionAt {
   HeatSolution solution;
-  double t;
+  double factor;  // exp(-decay t)
+
+  HeatSolutionAt(const HeatSolution& s, double t) : solution(s), factor(std::exp(-s.decay * t)) {}
   KOKKOS_INLINE_FUNCTION double operator()(int i, int j, int k) const {
-    return solution.at(i, j, k, t);
+    return solution.sx(i) * solution.sy(j) * solution.sz(k) * factor;
   }
 };
 

@@ -46,10 +46,7 @@ HeatKernel::HeatKernel(ApplicationContext& context, const StencilParameters& par
       m_delT(context.labels.create<MinVariable<double>>("stencil.stableDelT")),
       m_squaredError(context.labels.create<SumVariable<double>>("stencil.squaredError")),
       m_maxError(context.labels.create<MaxVariable<double>>("stencil.maxError")) {
-  const Vector3 kappa = waveNumbers(level, parameters.wavenumber);
-  m_exact = HeatSolution{CellCentres{level.spec().lower, level.spacing()}, kappa,
-                         parameters.alpha * (kappa.x * kappa.x + kappa.y * kappa.y +
-                                             kappa.z * kappa.z)};
+  m_exact = HeatSolution::forLevel(level, parameters.wavenumber, parameters.alpha);
 }
 
 double HeatKernel::stableTimestep(const Vector3& dx) const {
@@ -90,10 +87,9 @@ void HeatKernel::scheduleAnalysis(const Level& level, Scheduler& sched) {
 void HeatKernel::initialize(const PatchGroup& group, const DataWarehouse&, DataWarehouse& newDW,
                             ExecutionContext& exec) const {
   const CellArray<double> u = newDW.allocateAndPut<double>(m_u, group).array();
-  const HeatSolution exact = m_exact;
-  const double t = newDW.time();
+  const HeatSolutionAt exact(m_exact, newDW.time());
   exec.parallelFor(group.extendedBox(),
-                   KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact.at(i, j, k, t); });
+                   KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact(i, j, k); });
 }
 
 void HeatKernel::computeStableTimestep(const PatchGroup& group, const DataWarehouse&,
@@ -127,15 +123,15 @@ void HeatKernel::applyBoundaryConditions(const PatchGroup& group, const CellArra
   for (const Face face : allFaces()) {
     if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
   }
-  const HeatSolution exact = m_exact;
-  exec.parallelForBoxes(
-      faces, count, KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact.at(i, j, k, t); });
+  const HeatSolutionAt exact(m_exact, t);
+  exec.parallelForBoxes(faces, count,
+                        KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact(i, j, k); });
 }
 
 void HeatKernel::computeErrors(const Patch& patch, const DataWarehouse& oldDW,
                                DataWarehouse& newDW, ExecutionContext& exec) const {
   const CellArray<const double> u = oldDW.get<double>(m_u, patch).array();
-  const ErrorNorms norms = errorNorms(exec, patch.interior(), u, HeatSolutionAt{m_exact, oldDW.time()});
+  const ErrorNorms norms = errorNorms(exec, patch.interior(), u, HeatSolutionAt(m_exact, oldDW.time()));
   newDW.put(SumVariable<double>(norms.squared), m_squaredError, patch);
   newDW.put(MaxVariable<double>(norms.largest), m_maxError, patch);
 }
