@@ -15,8 +15,11 @@ docs/threading.md#statistics). sus runs on 1 rank bound to one core and on
 2 ranks (one core and one device thread each, mpirun --bind-to core), in
 the host, sync and async modes. Beside it in every round:
   heat-reference: the same arithmetic by hand (StandAlone/reference/,
-      OpenMP, 1 and 2 threads pinned to as many cores), the same 4^3 blocks
-      with r ghost layers and face ghosts copied by hand, its arrays in
+      OpenMP, 1 and 2 threads pinned to as many cores), twice: the whole
+      grid as one array swept by one fused loop nest (--patches 1, the
+      fastest hand-written layout, the yardstick sus's ratio is to), and the
+      same 4^3 blocks as sus's patches, with r ghost layers and face ghosts
+      copied by hand; its arrays in
       transparent huge pages as Tessera's cell variables are
       (--huge-pages 0 turns that off); its final field must have the same
       digest as sus's;
@@ -56,6 +59,8 @@ import tempfile
 from benchlib import ROOT, mpirun, parser
 
 MODES = ["host", "sync", "async"]
+# The hand-written heat-reference twice: one array (fused), and the same blocks as sus's patches.
+REFERENCES = ["fused", "reference"]
 HEAT_DECK = ROOT / "inputs" / "Stencil" / "heat.yaml"
 PRK_DECK = ROOT / "inputs" / "Stencil" / "prk_2d.yaml"
 # (cells per axis, patches per axis)
@@ -216,8 +221,8 @@ def chart(summary, path):
         key = (row["resolution"], row["patch_cells"], row["radius"])
         if key not in problems:
             problems.append(key)
-    names = ["reference"] + MODES
-    labels = ["hand-written\nblocks"] + [f"sus {m}" for m in MODES]
+    names = REFERENCES + MODES
+    labels = ["hand-written\none array", "hand-written\nblocks"] + [f"sus {m}" for m in MODES]
     panels = len(problems) + 1
     fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels, 4.8), squeeze=False)
     width = 0.8 / len(cores)
@@ -289,7 +294,7 @@ def main():
                      f"(cmake --build {args.build} --target sus heat-reference stream-triad)")
 
     heat_keys = [(core, n, p, r, name) for core in cores for n, p in cases for r in radii
-                 for name in ["reference"] + MODES]
+                 for name in REFERENCES + MODES]
     heat = {key: [] for key in heat_keys}
     digests = {(n, r): set() for n, _ in cases for r in radii}
     triad = {core: {24: [], 32: []} for core in cores}
@@ -303,9 +308,10 @@ def main():
                     triad[core][size].append(measured[size][0])  # each run's best
                 for n, p in cases:
                     for r in radii:
-                        rate, digest = run_reference(args, tmp, core, n, p, r)
-                        heat[(core, n, p, r, "reference")].append(rate)
-                        digests[(n, r)].add(digest)
+                        for name, blocks in (("fused", 1), ("reference", p)):
+                            rate, digest = run_reference(args, tmp, core, n, blocks, r)
+                            heat[(core, n, p, r, name)].append(rate)
+                            digests[(n, r)].add(digest)
                         for mode in MODES:
                             rate, digest = run_sus_heat(args, tmp, mode, core, n, p, r)
                             heat[(core, n, p, r, mode)].append(rate)
@@ -323,6 +329,8 @@ def main():
                "/ sum of the timed steps' wall_seconds from --stats (rank 0)",
         "reference": "heat-reference with as many OpenMP threads as cores (taskset), the same "
                      "blocks as sus's patches; rate over the timed steps",
+        "fused": "heat-reference --patches 1: the whole grid one array, one fused loop nest, "
+                 "no ghost copies (the fastest hand-written layout); sus's ratio is to it",
         "bytes_per_cell_update": BYTES_PER_CELL_UPDATE,
         "bytes_per_cell_update_assumed": BYTES_PER_CELL_UPDATE_ASSUMED,
         "limit": f"median over runs of stream-triad's best bandwidth counting {TRIAD_BYTES} B per "
@@ -340,10 +348,12 @@ def main():
             for core in cores:
                 limit = summary["triad"][str(core)]["limit_cell_updates_per_second"]
                 results = {}
-                for name in ["reference"] + MODES:
+                for name in REFERENCES + MODES:
                     results[name] = stats_of(heat[(core, n, p, r, name)])
                     results[name]["fraction_of_limit"] = results[name]["median"] / limit
                 for mode in MODES:
+                    results[mode]["ratio_to_fused"] = (results[mode]["median"] /
+                                                       results["fused"]["median"])
                     results[mode]["ratio_to_reference"] = (results[mode]["median"] /
                                                            results["reference"]["median"])
                 summary["heat"].append({"resolution": n, "patches_per_axis": p,
@@ -376,17 +386,19 @@ def main():
               f"{b['best']:.2f} | {sci(t['limit_cell_updates_per_second'])} |")
     print(f"\nHeat, cell updates/s over steps {WARMUP + 1}-{WARMUP + STEPS}, median and best of "
           f"{runs} interleaved runs ({BYTES_PER_CELL_UPDATE_ASSUMED})\n")
-    print("| cells | patches | r | cores | configuration | median | best | sus / reference | "
-          "median / limit |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| cells | patches | r | cores | configuration | median | best | sus / fused | "
+          "sus / blocks | median / limit |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    labels = {"fused": "hand-written, one array", "reference": "hand-written blocks"}
     for row in summary["heat"]:
-        for name in ["reference"] + MODES:
+        for name in REFERENCES + MODES:
             result = row["results"][name]
-            label = "hand-written blocks" if name == "reference" else f"sus {name}"
-            ratio = f"{result['ratio_to_reference']:.3f}" if name in MODES else ""
+            label = labels.get(name, f"sus {name}")
+            fused = f"{result['ratio_to_fused']:.3f}" if name in MODES else ""
+            blocks = f"{result['ratio_to_reference']:.3f}" if name in MODES else ""
             print(f"| {row['resolution']}^3 | {row['patch_cells']}^3 | {row['radius']} | "
                   f"{row['cores']} | {label} | {sci(result['median'])} | {sci(result['best'])} | "
-                  f"{ratio} | {result['fraction_of_limit']:.2f} |")
+                  f"{fused} | {blocks} | {result['fraction_of_limit']:.2f} |")
     print(f"\nPRK Stencil 2D, {prk_resolution}^2 points, radius {PRK_RADIUS}, "
           f"{PRK_SWEEPS - 1} timed sweeps, median and best of {runs} interleaved runs\n")
     print("| ranks | mode | Rate (MFlops/s) | best | Avg time (s) |")
