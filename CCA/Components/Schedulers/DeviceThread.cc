@@ -96,8 +96,10 @@ bool DeviceThread::poll(std::vector<int>& finished) {
     m_finished.clear();
     m_inFlight.fetch_sub(static_cast<int>(collected), std::memory_order_acq_rel);
     std::swap(failure, m_failure);
-    m_inFlight.fetch_sub(m_failedUncollected, std::memory_order_acq_rel);
-    m_failedUncollected = 0;
+    if (m_failedUncollected > 0) {
+      m_inFlight.fetch_sub(m_failedUncollected, std::memory_order_acq_rel);
+      m_failedUncollected = 0;
+    }
     m_anyFinished.store(false, std::memory_order_relaxed);
   }
   if (failure) std::rethrow_exception(failure);
