@@ -147,10 +147,14 @@ int reportFailure(const tessera::Communicator& world, const std::string& what, b
   const int code = badInput ? kExitBadInput : kExitRuntimeFailure;
   const char* kind = badInput ? "error" : "runtime failure";
   if (agreed || world.size() == 1) {
-    if (world.isRoot()) std::cerr << "sus: " << kind << ": " << what << std::endl;
+    // One write per message: the ranks' stderr reach mpirun's as they come,
+    // and pieces of two ranks' messages would interleave.
+    if (world.isRoot()) std::cerr << (std::string("sus: ") + kind + ": " + what + "\n") << std::flush;
     return code;
   }
-  std::cerr << "sus: " << kind << " on rank " << world.rank() << ": " << what << std::endl;
+  std::cerr << (std::string("sus: ") + kind + " on rank " + std::to_string(world.rank()) + ": " +
+                what + "\n")
+            << std::flush;
   MPI_Abort(world.get(), code);
   return code;
 }
