@@ -26,3 +26,16 @@ def parser(doc, runs=5):
     result.add_argument("--runs", type=int, default=runs)
     result.add_argument("--out", type=pathlib.Path, default=ROOT / "bench-results")
     return result
+
+
+def pyplot():
+    """matplotlib.pyplot on the file-only backend, or None (with a message)
+    when matplotlib is missing: the benchmark's numbers do not need it."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not found (Debian: apt-get install python3-matplotlib): no chart written")
+        return None
+    return plt

@@ -56,7 +56,7 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import ROOT, mpirun, parser
+from benchlib import ROOT, mpirun, parser, pyplot
 
 MODES = ["host", "sync", "async"]
 # The hand-written heat-reference twice: one array (fused), and the same blocks as sus's patches.
@@ -208,12 +208,8 @@ def stats_of(values):
 
 
 def chart(summary, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib not found (Debian: apt-get install python3-matplotlib): no chart written")
+    plt = pyplot()
+    if plt is None:
         return False
     cores = summary["cores"]
     problems = []
