@@ -1,6 +1,7 @@
 #include "Components/RegisterComponents.h"
 
 #include "Components/Burgers/Burgers.h"
+#include "Components/Gemm/Gemm.h"
 #include "Components/Stencil/Stencil.h"
 #include "Components/TaskBench/TaskBench.h"
 
@@ -9,6 +10,7 @@ namespace tessera {
 void registerComponents(ComponentRegistry& registry) {
   registry.add("burgers",
                [](ApplicationContext& context) { return std::make_unique<Burgers>(context); });
+  registry.add("gemm", [](ApplicationContext& context) { return std::make_unique<Gemm>(context); });
   registry.add("stencil",
                [](ApplicationContext& context) { return std::make_unique<Stencil>(context); });
   registry.add("taskbench",

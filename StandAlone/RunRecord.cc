@@ -67,6 +67,8 @@ nlohmann::ordered_json runRecord(const ProblemSpec& deck, const RunResult& resul
       {"wall_seconds", {{"time_loop", result.wallSeconds}, {"run", setting.runSeconds}}},
       {"cell_updates_per_second", rate},
       {"peak_memory_bytes", setting.peakMemoryBytes},
+      {"communication",
+       {{"bytes_sent", result.loopBytesSent}, {"bytes_received", result.loopBytesReceived}}},
       {"output_directory",
        result.outputDirectory.empty() ? json(nullptr) : json(result.outputDirectory)},
   };

@@ -30,6 +30,10 @@ struct RunTiming {
   int timesteps = 0;              // run by this invocation
   double wallSeconds = 0.0;       // the whole time loop
   double firstStepSeconds = 0.0;  // its first timestep (a warm-up some benchmarks leave out)
+  // Bytes each rank's scheduler sent and received in the time loop (ghost
+  // cells and blocks; reductions apart), indexed by rank.
+  std::vector<double> bytesSent;
+  std::vector<double> bytesReceived;
 };
 
 class Application {
@@ -42,6 +46,9 @@ class Application {
   // The schema of the component's own deck section (a top-level section
   // named after the component), validated with the rest of the deck.
   virtual Schema deckSchema() const { return Schema(); }
+  // False for components whose data are not on the grid (block variables
+  // only): their decks may leave the grid section out.
+  virtual bool usesGrid() const { return true; }
   // Reads the component's parameters; may check the grid against them.
   virtual void problemSetup(const ProblemSpec& deck, Grid& grid) = 0;
 

@@ -9,6 +9,7 @@
 #include "Core/Grid/Patch.h"
 #include "Core/Grid/PatchGroup.h"
 #include "Core/Grid/VarLabel.h"
+#include "Core/Grid/Variables/BlockVariable.h"
 #include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/PerPatch.h"
 #include "Core/Grid/Variables/ReductionVariable.h"
@@ -129,6 +130,86 @@ class DataWarehouse {
     return V(value);
   }
 
+  // The contribution of the task at `index` of an index task space (see
+  // TaskSpace.h); contributions combine in index order.
+  template <class T, template <class> class Op>
+  void put(const ReductionVariable<T, Op>& contribution, const VarLabel* label, int index) {
+    checkType<ReductionVariable<T, Op>>(label, "put");
+    const auto value = contribution.contribution();
+    putReductionContribution(label, index, reinterpret_cast<const std::byte*>(&value));
+  }
+
+  // ---- block variables (see BlockVariable.h and BlockLayout.h) ----
+  // Creates `block` of `label`, shaped by the label's layout, on a rank
+  // that holds it. Its values are undefined until written.
+  template <class T>
+  BlockView<T> allocateBlock(const VarLabel* label, int block) {
+    checkType<BlockVariable<T>>(label, "allocateBlock");
+    const BlockLayout& layout = blockLayout(label);
+    auto data = std::make_shared<BlockData>(layout.extent(block), sizeof(T));
+    putBlock(label, block, data);
+    return viewOf<T>(*data, layout.resolve(block));
+  }
+  // Write access to a block this warehouse holds.
+  template <class T>
+  BlockView<T> getModifiableBlock(const VarLabel* label, int block) {
+    checkType<BlockVariable<T>>(label, "getModifiableBlock");
+    const auto data = findBlock(label, block);
+    TESSERA_REQUIRE_THROWS(data != nullptr, "getModifiableBlock: block " << block << " of '"
+                                                                         << label->name()
+                                                                         << "' is not in "
+                                                                         << name());
+    return viewOf<T>(*data, blockLayout(label).resolve(block));
+  }
+  // A block, or rows of one: held on this rank, or brought from its owner
+  // by the runtime because the task declared it in requiresBlocks.
+  template <class T>
+  ConstBlockView<T> getBlock(const VarLabel* label, const BlockRef& ref) const {
+    checkType<BlockVariable<T>>(label, "getBlock");
+    const BlockRef resolved = blockLayout(label).resolve(ref);
+    if (const auto held = findBlock(label, resolved.block))
+      return viewOf<const T>(*held, resolved);
+    const auto arrived = findArrivedBlock(label, resolved);
+    TESSERA_REQUIRE_THROWS(arrived != nullptr,
+                           "getBlock: " << resolved << " of '" << label->name()
+                                        << "' is neither held nor brought to this rank in "
+                                        << name() << " (did the task declare it in requiresBlocks?)");
+    // An arrived part's extent is the part's own.
+    const BlockExtent& e = arrived->extent();
+    return {reinterpret_cast<const T*>(arrived->data()), e.rows, e.cols, e.row0, e.col0};
+  }
+  // The sum of the parts the task at `index` listed in requiresBlockSum,
+  // combined by the runtime in the order listed (the same bits whatever
+  // order they arrived in).
+  template <class T>
+  ConstBlockView<T> getBlockSum(const VarLabel* label, int index) const {
+    checkType<BlockVariable<T>>(label, "getBlockSum");
+    const auto sum = findBlockSum(label, index);
+    TESSERA_REQUIRE_THROWS(sum != nullptr, "getBlockSum: no sum of '"
+                                               << label->name() << "' for index " << index
+                                               << " in " << name()
+                                               << " (did the task declare requiresBlockSum?)");
+    const BlockExtent& e = sum->extent();
+    return {reinterpret_cast<const T*>(sum->data()), e.rows, e.cols, e.row0, e.col0};
+  }
+  // Puts the storage `from` holds for `block` into this warehouse, without
+  // copying: state a step reads but does not change (a GEMM's A and B).
+  void transferBlock(const DataWarehouse& from, const VarLabel* label, int block) {
+    const auto data = from.findBlock(label, block);
+    TESSERA_REQUIRE_THROWS(data != nullptr, "transferBlock: block " << block << " of '"
+                                                                    << label->name()
+                                                                    << "' is not in "
+                                                                    << from.name());
+    putBlock(label, block, data);
+  }
+  const BlockLayout& blockLayout(const VarLabel* label) const {
+    const BlockLayout* layout = findBlockLayout(label);
+    TESSERA_REQUIRE_THROWS(layout != nullptr, "block variable '"
+                                                  << label->name()
+                                                  << "' has no layout (Scheduler::setBlockLayout)");
+    return *layout;
+  }
+
   // ---- per-patch variables ----
   template <class T>
   void put(const PerPatch<T>& value, const VarLabel* label, const Patch& patch) {
@@ -188,6 +269,14 @@ class DataWarehouse {
     (void)box;
     return nullptr;
   }
+  virtual const BlockLayout* findBlockLayout(const VarLabel* label) const = 0;
+  // A block held on this rank, or nullptr.
+  virtual std::shared_ptr<BlockData> findBlock(const VarLabel* label, int block) const = 0;
+  virtual void putBlock(const VarLabel* label, int block, std::shared_ptr<BlockData> data) = 0;
+  // A part brought from another rank (exactly the resolved `ref`), or nullptr.
+  virtual std::shared_ptr<BlockData> findArrivedBlock(const VarLabel* label,
+                                                      const BlockRef& ref) const = 0;
+  virtual std::shared_ptr<BlockData> findBlockSum(const VarLabel* label, int index) const = 0;
   // A retired per-patch value of (label, patch), or an empty any.
   virtual std::any takeRecycledPerPatch(const VarLabel* label, const Patch& patch) {
     (void)label;
@@ -196,6 +285,14 @@ class DataWarehouse {
   }
 
  private:
+  // The rows of `ref` (resolved) in `data`, which holds the whole block.
+  template <class T>
+  static BlockView<T> viewOf(const BlockData& data, const BlockRef& ref) {
+    const BlockExtent& e = data.extent();
+    auto* base = reinterpret_cast<T*>(const_cast<std::byte*>(data.data()));
+    return {base + ref.rowBegin * e.cols, ref.rowEnd - ref.rowBegin, e.cols, e.row0 + ref.rowBegin,
+            e.col0};
+  }
   template <class V>
   void checkType(const VarLabel* label, const char* call) const {
     TESSERA_REQUIRE_THROWS(label != nullptr, call << " with a null label in " << name());

@@ -43,6 +43,9 @@ class ExecutionContext {
 
   const std::string& label() const { return m_label; }
   Space space() const { return m_space; }
+  const TilingOptions& tiling() const { return m_tiling; }
+  // Counts a kernel a task launched itself (a library call, a team kernel).
+  void countKernel() { ++m_kernels; }
   // Records each kernel as a slice on `track` (sus --trace); null: off.
   void setTrace(TraceTrack* track) { m_trace = track; }
 

@@ -21,6 +21,13 @@ Task::Task(std::string name, GroupCallback callback, Kind kind)
                          "task '" << m_name << "' has no callback");
 }
 
+Task::Task(std::string name, IndexCallback callback, Kind kind)
+    : m_name(std::move(name)), m_indexCallback(std::move(callback)), m_kind(kind) {
+  TESSERA_REQUIRE_THROWS(!m_name.empty(), "a task needs a name");
+  TESSERA_REQUIRE_THROWS(static_cast<bool>(m_indexCallback),
+                         "task '" << m_name << "' has no callback");
+}
+
 Task& Task::requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost, int numGhost) {
   TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' requires a null label");
   TESSERA_REQUIRE_THROWS(numGhost >= 0, "task '" << m_name << "' asks for " << numGhost
@@ -46,8 +53,47 @@ Task& Task::modifiesVar(const VarLabel* label) {
   TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' modifies a null label");
   TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered,
                          "task '" << m_name << "' modifies '" << label->name()
-                                  << "': only cell variables can be modified in place");
+                                  << "': only cell variables can be modified in place "
+                                     "(block variables: modifiesBlocks)");
   m_dependencies.push_back({Access::Modifies, NewDW, label, Ghost::None, 0});
+  return *this;
+}
+
+namespace {
+void checkBlockDependency(const std::string& task, const char* call, const VarLabel* label,
+                          const Task::BlockMap& blocks) {
+  TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << task << "': " << call << " a null label");
+  TESSERA_REQUIRE_THROWS(label->kind() == VarKind::Block,
+                         "task '" << task << "': " << call << " '" << label->name()
+                                  << "', which is " << varKindName(label->kind())
+                                  << ", not a block variable");
+  TESSERA_REQUIRE_THROWS(static_cast<bool>(blocks),
+                         "task '" << task << "': " << call << " '" << label->name()
+                                  << "' without saying which blocks");
+}
+}  // namespace
+
+Task& Task::requiresBlocks(WhichDW dw, const VarLabel* label, BlockMap blocks) {
+  checkBlockDependency(m_name, "requiresBlocks", label, blocks);
+  m_dependencies.push_back({Access::Requires, dw, label, Ghost::None, 0, std::move(blocks), false});
+  return *this;
+}
+
+Task& Task::requiresBlockSum(WhichDW dw, const VarLabel* label, BlockMap parts) {
+  checkBlockDependency(m_name, "requiresBlockSum", label, parts);
+  m_dependencies.push_back({Access::Requires, dw, label, Ghost::None, 0, std::move(parts), true});
+  return *this;
+}
+
+Task& Task::computesBlocks(const VarLabel* label, BlockMap blocks) {
+  checkBlockDependency(m_name, "computesBlocks", label, blocks);
+  m_dependencies.push_back({Access::Computes, NewDW, label, Ghost::None, 0, std::move(blocks)});
+  return *this;
+}
+
+Task& Task::modifiesBlocks(const VarLabel* label, BlockMap blocks) {
+  checkBlockDependency(m_name, "modifiesBlocks", label, blocks);
+  m_dependencies.push_back({Access::Modifies, NewDW, label, Ghost::None, 0, std::move(blocks)});
   return *this;
 }
 

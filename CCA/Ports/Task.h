@@ -1,9 +1,10 @@
 #pragma once
 // A task: a named callback run once per patch (or once per patch group: see
-// PatchGroup.h), with the data it reads and writes declared up front. The
-// runtime orders tasks, moves ghost data and runs them from these
-// declarations alone.
+// PatchGroup.h, or once per index of a TaskSpace), with the data it reads
+// and writes declared up front. The runtime orders tasks, moves ghost cells
+// and blocks, and runs them from these declarations alone.
 
+#include "Core/Grid/BlockLayout.h"
 #include "Core/Grid/Ghost.h"
 #include "Core/Grid/VarLabel.h"
 
@@ -18,6 +19,8 @@ class ExecutionContext;
 class Patch;
 class PatchGroup;
 
+struct TaskSpace;
+
 class Task {
  public:
   enum WhichDW { OldDW, NewDW };
@@ -25,12 +28,18 @@ class Task {
   enum class Kind { Device, Host };
   enum class Access { Requires, Computes, Modifies };
 
+  // The blocks (or rows of blocks) of a block variable that the task at a
+  // given index of its TaskSpace reads or writes.
+  using BlockMap = std::function<std::vector<BlockRef>(int index)>;
+
   struct Dependency {
     Access access;
     WhichDW dw;
     const VarLabel* label;
     Ghost::Type ghost;
     int numGhost;
+    BlockMap blocks = {};  // block variables only
+    bool sum = false;      // requiresBlockSum
   };
 
   using Callback = std::function<void(const Patch& patch, const DataWarehouse& oldDW,
@@ -45,8 +54,13 @@ class Task {
   using GroupCallback = std::function<void(const PatchGroup& group, const DataWarehouse& oldDW,
                                            DataWarehouse& newDW, ExecutionContext& exec)>;
 
+  // A task run once per index of a TaskSpace (see TaskSpace.h).
+  using IndexCallback = std::function<void(int index, const DataWarehouse& oldDW,
+                                           DataWarehouse& newDW, ExecutionContext& exec)>;
+
   Task(std::string name, Callback callback, Kind kind = Kind::Device);
   Task(std::string name, GroupCallback callback, Kind kind = Kind::Device);
+  Task(std::string name, IndexCallback callback, Kind kind = Kind::Device);
   // Binds a member function of a component: Task("Burgers::timeAdvance", this,
   // &Burgers::timeAdvance).
   template <class Component>
@@ -73,6 +87,18 @@ class Task {
              }),
              kind) {}
 
+  template <class Component>
+  Task(std::string name, const Component* component,
+       void (Component::*method)(int, const DataWarehouse&, DataWarehouse&, ExecutionContext&)
+           const,
+       Kind kind = Kind::Device)
+      : Task(std::move(name),
+             IndexCallback([component, method](int index, const DataWarehouse& oldDW,
+                                               DataWarehouse& newDW, ExecutionContext& exec) {
+               (component->*method)(index, oldDW, newDW, exec);
+             }),
+             kind) {}
+
   // Reads `label` from the old or new warehouse, with `numGhost` layers of
   // neighbour data around the patch (Ghost::AroundCells), or across its
   // faces only (Ghost::AroundFaces, enough for a star stencil).
@@ -85,18 +111,35 @@ class Task {
   Task& modifiesVar(const VarLabel* label);
   Task& setKind(Kind kind);
 
+  // ---- block variables (index tasks only) ----
+  // Reads blocks, or rows of blocks, wherever they live: the runtime brings
+  // those held elsewhere (one message per part and destination rank, shared
+  // by the rank's readers) and getBlock finds them.
+  Task& requiresBlocks(WhichDW dw, const VarLabel* label, BlockMap blocks);
+  // Reads the sum of the listed parts (all of one shape), combined by the
+  // runtime in the order listed: an array reduction onto this task's rank
+  // (getBlockSum).
+  Task& requiresBlockSum(WhichDW dw, const VarLabel* label, BlockMap parts);
+  // Creates the listed blocks (whole blocks; this task's rank must hold them).
+  Task& computesBlocks(const VarLabel* label, BlockMap blocks);
+  // Updates the listed blocks in place, after the task that computes them.
+  Task& modifiesBlocks(const VarLabel* label, BlockMap blocks);
+
   const std::string& name() const { return m_name; }
   Kind kind() const { return m_kind; }
   const std::vector<Dependency>& dependencies() const { return m_dependencies; }
-  // Exactly one of the two is set.
+  // Exactly one of the three is set.
   const Callback& callback() const { return m_callback; }
   const GroupCallback& groupCallback() const { return m_groupCallback; }
+  const IndexCallback& indexCallback() const { return m_indexCallback; }
   bool runsPerGroup() const { return static_cast<bool>(m_groupCallback); }
+  bool runsPerIndex() const { return static_cast<bool>(m_indexCallback); }
 
  private:
   std::string m_name;
   Callback m_callback;
   GroupCallback m_groupCallback;
+  IndexCallback m_indexCallback;
   Kind m_kind;
   std::vector<Dependency> m_dependencies;
 };

@@ -12,6 +12,8 @@ const char* varKindName(VarKind kind) {
       return "reduction";
     case VarKind::PerPatch:
       return "per-patch";
+    case VarKind::Block:
+      return "block";
   }
   return "unknown";
 }

@@ -16,7 +16,7 @@
 
 namespace tessera {
 
-enum class VarKind { CellCentered, Reduction, PerPatch };
+enum class VarKind { CellCentered, Reduction, PerPatch, Block };
 
 const char* varKindName(VarKind kind);
 

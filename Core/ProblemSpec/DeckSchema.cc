@@ -109,12 +109,12 @@ Schema checkpointSchema() {
 
 }  // namespace
 
-Schema coreDeckSchema() {
+Schema coreDeckSchema(bool gridRequired) {
   return Schema("A Tessera input deck")
       .section("meta", metaSchema())
       .section("component", componentSchema(), true)
       .section("time", timeSchema(), true)
-      .section("grid", gridSchema(), true)
+      .section("grid", gridSchema(), gridRequired)
       .section("scheduler", schedulerSchema())
       .section("load_balancer", loadBalancerSchema())
       .section("output", outputSchema())

@@ -6,6 +6,8 @@
 
 namespace tessera {
 
-Schema coreDeckSchema();
+// `gridRequired` false: for components that use no grid (a GEMM), which
+// then run on a one-cell grid unless the deck gives one.
+Schema coreDeckSchema(bool gridRequired = true);
 
 }  // namespace tessera

@@ -79,7 +79,8 @@ std::string toText(const T& value) {
 
 bool isNumeric(ValueType type) {
   return type == ValueType::Int || type == ValueType::Double || type == ValueType::IntVector ||
-         type == ValueType::Vector3 || type == ValueType::TileSpec;
+         type == ValueType::Vector3 || type == ValueType::TileSpec ||
+         type == ValueType::NameOrTriple;
 }
 
 }  // namespace
@@ -107,6 +108,8 @@ const char* describeType(ValueType type) {
       return "a section (a map of keys)";
     case ValueType::TileSpec:
       return "'auto' or a list of 3 integers";
+    case ValueType::NameOrTriple:
+      return "a name or a list of 3 integers";
   }
   return "a value";
 }
@@ -166,7 +169,8 @@ Schema& Schema::greaterThan(const std::string& key, double lo, double hi) {
 
 Schema& Schema::oneOf(const std::string& key, std::vector<std::string> allowed) {
   Entry& e = entry(key, "oneOf");
-  if (e.type != ValueType::String && e.type != ValueType::StringList) {
+  if (e.type != ValueType::String && e.type != ValueType::StringList &&
+      e.type != ValueType::NameOrTriple) {
     throw Error("Schema::oneOf: key '" + key + "' is not a string");
   }
   e.allowed = std::move(allowed);
@@ -315,6 +319,26 @@ void Schema::checkValue(const ProblemSpec& spec, const Entry& e,
                                            spec.describeValue(e.key));
       }
       checkTriple(*tile);
+      break;
+    }
+    case ValueType::NameOrTriple: {
+      std::optional<std::string> name;
+      try {
+        name = spec.get<std::string>(e.key);
+      } catch (const DeckError&) {
+      }
+      if (name) {
+        checkAllowed(*name);
+        break;
+      }
+      std::optional<IntVector> triple;
+      try {
+        triple = spec.get<IntVector>(e.key);
+      } catch (const DeckError&) {
+        throw spec.errorAtValue(e.key, std::string("expected ") + describeType(e.type) + ", got " +
+                                           spec.describeValue(e.key));
+      }
+      checkTriple(*triple);
       break;
     }
   }

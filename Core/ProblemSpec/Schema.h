@@ -25,6 +25,7 @@ enum class ValueType {
   Section,     // a nested map with its own Schema
   AnySection,  // a map whose contents another layer validates
   TileSpec,    // the string "auto" or a list of 3 integers
+  NameOrTriple,  // a name (oneOf, when given) or a list of 3 integers
 };
 
 // "an integer", "a list of 3 numbers", ...: what the user should have written.

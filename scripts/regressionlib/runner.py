@@ -179,11 +179,18 @@ def first_record_difference(expected, actual, tolerance, what):
 
 def check_against_gold(setup, test, outcome, run_dir, record):
     gold = setup.gold_root / test.gold
-    if not goldlib.exists(gold):
+    if not goldlib.exists(gold, test.record_only):
         relative = os.path.relpath(gold, setup.repo)
         raise RunFailed("no gold standard",
                         f"no gold standard in {relative} (make it with "
                         f"scripts/regression --only {test.gold} --update-gold, after checking the run)")
+    if test.record_only:
+        difference = first_record_difference(goldlib.load_record(gold), record, test.tolerance,
+                                             "gold standard")
+        if difference:
+            raise RunFailed("run record differs from the gold standard", f"run record: {difference}")
+        outcome.notes.append(f"gold: the run record {test.tolerance.describe()}")
+        return
     code, text, steps = compare_archives(setup, gold, run_dir, test.tolerance)
     if code != 0:
         first = next((l for l in text.splitlines() if l.startswith(("different:", "not comparable:"))),
@@ -259,12 +266,12 @@ def run_test(setup, test):
     try:
         record_path = work / "record.json"
         sets = [arg for override in test.overrides for arg in ("--set", override)]
-        straight = run_sus(setup, test, ["--record", str(record_path), *sets,
-                                         "--set", f"output.dir={work / 'run.tsa'}", str(test.deck)],
+        output = [] if test.record_only else ["--set", f"output.dir={work / 'run.tsa'}"]
+        straight = run_sus(setup, test, ["--record", str(record_path), *sets, *output, str(test.deck)],
                            work, "run")
         record = json.loads(record_path.read_text())
         run_dir = pathlib.Path(record["output_directory"] or "")
-        if not record["output_directory"] or not (run_dir / "index.yaml").is_file():
+        if not test.record_only and (not record["output_directory"] or not (run_dir / "index.yaml").is_file()):
             raise RunFailed("no output", "the run wrote no output: set output.timestep_interval "
                                          "in the test's overrides")
         outcome.wall_seconds = straight.seconds
@@ -289,7 +296,8 @@ def run_test(setup, test):
             pass
         elif setup.update_gold:
             goldlib.write(gold, run_dir, record_path, outcome.wall_seconds, outcome.peak_memory_bytes,
-                          outputs=not test.no_gold and test.gold == test.name)
+                          outputs=not test.no_gold and test.gold == test.name,
+                          record_only=test.record_only)
             outcome.result = "UPDATED"
             outcome.notes.append(f"gold standard written ({goldlib.folder_bytes(gold) / 1024:.0f} KiB)"
                                  if (gold / goldlib.RECORD).is_file() else "time and memory stored")

@@ -11,7 +11,7 @@ import yaml
 
 SCHEDULERS = ("host", "sync", "async")
 TEST_KEYS = ("name", "deck", "ranks", "threads", "scheduler", "options", "overrides", "tolerance",
-             "no_restart", "no_gold", "gold", "timeout")
+             "no_restart", "no_gold", "record_only", "gold", "timeout")
 DEFAULT_KEYS = tuple(k for k in TEST_KEYS if k not in ("name", "gold"))
 # `shared` holds YAML anchors that tests merge in with `<<: *name`.
 TOP_KEYS = ("shared", "defaults", "margins", "groups")
@@ -70,6 +70,9 @@ class RegressionTest:
     no_gold: bool
     timeout: float
     gold: str  # whose gold standard: its own name, or another test's (the same problem run otherwise)
+    # The run writes no archive (a component whose state is not archived):
+    # its gold standard is the run record alone, and it has no restart.
+    record_only: bool = False
 
     @property
     def processors(self):
@@ -303,6 +306,9 @@ def _read_test(reader, node, group, defaults, repo_root):
         tolerance = _read_tolerance(reader, value("tolerance")[1], where)
     no_restart = reader.flag(value("no_restart")[1], "no_restart") if value("no_restart") else False
     no_gold = reader.flag(value("no_gold")[1], "no_gold") if value("no_gold") else False
+    record_only = reader.flag(value("record_only")[1], "record_only") if value("record_only") else False
+    if record_only:
+        no_restart = True
     timeout = reader.number(value("timeout")[1], "timeout", positive=True) if value("timeout") else 300.0
     gold = name
     if "gold" in given:
@@ -312,7 +318,7 @@ def _read_test(reader, node, group, defaults, repo_root):
                                                  "standard this one shares (and not with no_gold)")
     return RegressionTest(name, group, deck, ranks, threads, scheduler, tuple(options),
                           tuple(f"{k}={v}" for k, v in overrides.items()), tolerance,
-                          no_restart, no_gold, timeout, gold)
+                          no_restart, no_gold, timeout, gold, record_only)
 
 
 def _read_tolerance(reader, node, where):

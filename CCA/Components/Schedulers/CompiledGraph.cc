@@ -11,6 +11,8 @@ std::string DetailedTask::describe(const std::vector<Task>& tasks) const {
   out << tasks[static_cast<std::size_t>(taskIndex)].name();
   if (kind == Kind::Reduction) {
     out << " (reduce " << reduction->name() << ")";
+  } else if (kind == Kind::IndexTask) {
+    out << " at index " << index;
   } else if (group >= 0) {
     out << " on the patch group of patch " << patch->id();
   } else {
@@ -28,12 +30,16 @@ std::size_t CompiledGraph::bytesSent() const {
   std::size_t total = 0;
   for (const Message& m : sends)
     total += m.bytes;
+  for (const BlockMessage& m : blockSends)
+    total += m.bytes;
   return total;
 }
 
 std::size_t CompiledGraph::bytesReceived() const {
   std::size_t total = 0;
   for (const Message& m : receives)
+    total += m.bytes;
+  for (const BlockMessage& m : blockReceives)
     total += m.bytes;
   return total;
 }

@@ -4,12 +4,15 @@
 // messages to and from other ranks. Plain data; HostScheduler executes it.
 
 #include "CCA/Ports/Task.h"
+#include "CCA/Ports/TaskSpace.h"
+#include "Core/Grid/BlockLayout.h"
 #include "Core/Grid/Box.h"
 #include "Core/Grid/PatchGroup.h"
 #include "Core/Grid/VarLabel.h"
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -84,13 +87,51 @@ struct EagerCopy {
   std::vector<int> producers;  // local detailed tasks that leave the final values
 };
 
+// A block, or rows of one, moving from the rank that holds it to a rank
+// whose tasks read it (one message per part, version and destination rank,
+// whatever the number of readers there). See BlockDependencies.h.
+struct BlockMessage {
+  const VarLabel* label = nullptr;
+  Task::WhichDW dw = Task::OldDW;
+  BlockRef part;      // resolved (rowEnd set)
+  BlockExtent extent;  // of the part, in the global array
+  int writer = -1;    // the task (graph order) whose version travels; -1: OldDW
+  int peer = -1;
+  int sequence = 0;   // its number among the messages between the two ranks (the MPI tag)
+  std::size_t bytes = 0;
+  // Sends: local detailed tasks that leave the version to send. Sent from
+  // the block's storage without packing, unless a later task of the graph
+  // modifies the block on this rank while the send may be in flight (copy).
+  std::vector<int> producers;
+  bool copy = false;
+  // Receives: the local detailed tasks that read it; the buffer it lands in
+  // (a slot of the label's receive buffers); and the tasks that must finish
+  // before it may be posted (the previous readers of that slot: write after read).
+  std::vector<int> consumers;
+  int slot = -1;
+  std::vector<int> gate;
+};
+
+// The sum, in the listed order, of block parts that one local index task
+// reads (Task::requiresBlockSum).
+struct BlockSum {
+  const VarLabel* label = nullptr;
+  Task::WhichDW dw = Task::OldDW;
+  int node = -1;
+  int index = -1;
+  BlockExtent extent;            // the first part's
+  std::vector<BlockRef> parts;   // resolved
+  std::vector<int> receives;     // per part: the block receive that brings it, or -1 (held here)
+};
+
 struct DetailedTask {
-  enum class Kind { PatchTask, Reduction };
+  enum class Kind { PatchTask, Reduction, IndexTask };
   Kind kind = Kind::PatchTask;
   int id = -1;
   int taskIndex = -1;                     // index into CompiledGraph::tasks
   const Patch* patch = nullptr;           // PatchTask only (a group task: the group's leader)
   int group = -1;                         // a task run per patch group: index into groups
+  int index = -1;                         // IndexTask only: the index in the task's space
   const VarLabel* reduction = nullptr;    // Reduction only
   std::vector<int> predecessors;          // local detailed tasks that must finish first
   std::vector<int> successors;            // the local detailed tasks that wait for this one
@@ -99,6 +140,10 @@ struct DetailedTask {
   std::vector<int> eagerCopiesToRelease;  // eager copies this task helps produce
   std::vector<int> contributors;          // Reduction only: local tasks that contribute
   std::vector<int> contributionsPerRank;  // Reduction only: contributing patches on each rank
+  std::vector<int> blockReceives;         // block receives it reads
+  std::vector<int> blockSums;             // block sums it reads
+  std::vector<int> blockSendsToRelease;   // block sends it helps produce
+  std::vector<int> blockGates;            // block receives it holds back (see BlockMessage::gate)
 
   std::string describe(const std::vector<Task>& tasks) const;
 };
@@ -114,6 +159,14 @@ struct CompiledGraph {
   std::vector<Message> sends;
   std::vector<Message> receives;
   std::vector<EagerCopy> eagerCopies;
+  // Block variables (see BlockDependencies.h).
+  std::vector<TaskSpace> spaces;  // per task: its index space (empty for patch tasks)
+  std::shared_ptr<const std::map<const VarLabel*, BlockLayout>> blockLayouts;
+  std::vector<BlockMessage> blockSends;
+  std::vector<BlockMessage> blockReceives;
+  std::vector<BlockSum> blockSums;
+  std::vector<std::size_t> blockSlotBytes;  // receive buffer sizes
+  int blockTagStride = 1;  // the most messages between any two ranks (the tag window)
   // Per label: the most ghost layers any reader asks for (allocation hint).
   std::map<const VarLabel*, int> ghostLayers;
   // Labels the graph reads from the old warehouse (kept across the swap).
@@ -122,7 +175,7 @@ struct CompiledGraph {
 
   // The patches a patch task covers: its group's, or its one patch.
   std::vector<const Patch*> patchesOf(const DetailedTask& node) const;
-  std::size_t bytesSent() const;
+  std::size_t bytesSent() const;      // ghost and block messages of one execution
   std::size_t bytesReceived() const;
 };
 

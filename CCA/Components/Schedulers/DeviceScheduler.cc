@@ -296,7 +296,7 @@ void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse&
   Job job;
   {
     ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, m_executions++, m_buffers,
-                         controlTrack(), m_options.messageChunkBytes);
+                         controlTrack(), m_options.messageChunkBytes, &m_blockComm);
     job.state = &state;
     job.controlStats = &controlStats;
     job.deviceStats = &deviceStats;

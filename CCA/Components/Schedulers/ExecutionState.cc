@@ -15,18 +15,24 @@ const CompiledGraph& compiledFor(const CompiledGraph& graph, const Communicator&
 ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                                OnDemandDataWarehouse& newDW, const Communicator& comm,
                                SchedulerStats& stats, int execution, MessageBuffers& buffers,
-                               TraceTrack* trace, std::size_t messageChunkBytes)
+                               TraceTrack* trace, std::size_t messageChunkBytes,
+                               const Communicator* blockComm)
     : m_graph(compiledFor(graph, comm)),
       m_oldDW(oldDW),
       m_newDW(newDW),
       m_context{stats, {}, trace},
       m_dependencies(graph),
       m_ghosts(graph, oldDW, newDW, comm, m_context, execution, buffers, messageChunkBytes),
+      m_blocks(graph, oldDW, newDW, blockComm ? *blockComm : comm, m_context, execution, buffers,
+               messageChunkBytes),
       m_reductions(graph, newDW, comm, m_context) {}
 
 void ExecutionState::start(bool deferInitialSends) {
   m_newDW.setGhostLayers(m_graph.ghostLayers);
+  m_oldDW.setBlockLayouts(m_graph.blockLayouts);
+  m_newDW.setBlockLayouts(m_graph.blockLayouts);
   m_ghosts.start(deferInitialSends);
+  m_blocks.start(deferInitialSends);
 }
 
 void ExecutionState::abandon(const std::exception_ptr& failure) {
@@ -39,11 +45,13 @@ void ExecutionState::abandon(const std::exception_ptr& failure) {
   }
   m_reductions.abandon(reason);
   m_ghosts.abandon();
+  m_blocks.abandon();
 }
 
 std::vector<int> ExecutionState::finish(int id) {
   std::vector<int> ready = m_dependencies.finish(id);
   m_ghosts.taskFinished(node(id));
+  m_blocks.taskFinished(node(id));
   return ready;
 }
 

@@ -5,6 +5,7 @@
 // releases its successors, its sends and its eager copies at once. Only the
 // control thread touches it.
 
+#include "CCA/Components/Schedulers/BlockExchange.h"
 #include "CCA/Components/Schedulers/CommTimer.h"
 #include "CCA/Components/Schedulers/CompiledGraph.h"
 #include "CCA/Components/Schedulers/GhostExchange.h"
@@ -30,7 +31,8 @@ class ExecutionState {
   ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                  OnDemandDataWarehouse& newDW, const Communicator& comm, SchedulerStats& stats,
                  int execution, MessageBuffers& buffers, TraceTrack* trace = nullptr,
-                 std::size_t messageChunkBytes = kMaxMessageChunkBytes);
+                 std::size_t messageChunkBytes = kMaxMessageChunkBytes,
+                 const Communicator* blockComm = nullptr);
   ExecutionState(const ExecutionState&) = delete;
   ExecutionState& operator=(const ExecutionState&) = delete;
 
@@ -52,7 +54,10 @@ class ExecutionState {
   // With `deferInitialSends` the caller posts them (postInitialSends) after
   // it has given the device its first task, so that packing overlaps it.
   void start(bool deferInitialSends = false);
-  void postInitialSends() { m_ghosts.postInitialSends(); }
+  void postInitialSends() {
+    m_ghosts.postInitialSends();
+    m_blocks.postInitialSends();
+  }
 
   // ---- dependencies ----
   bool isReady(int id) const { return m_dependencies.isReady(id); }
@@ -63,9 +68,14 @@ class ExecutionState {
   bool allFinished() const { return m_dependencies.allFinished(); }
   bool finished(int id) const { return m_dependencies.finished(id); }
 
-  // ---- ghost data ----
-  bool progressMessages() { return m_ghosts.progress(); }
-  bool inputsArrived(const DetailedTask& node) const { return m_ghosts.inputsArrived(node); }
+  // ---- ghost cells and blocks ----
+  bool progressMessages() {
+    const bool ghosts = m_ghosts.progress();
+    return m_blocks.progress() || ghosts;
+  }
+  bool inputsArrived(const DetailedTask& node) const {
+    return m_ghosts.inputsArrived(node) && m_blocks.inputsArrived(node);
+  }
   // Blocks until the task's messages have arrived (calls `onIdle` while waiting).
   template <class OnIdle>
   void waitForInputs(const DetailedTask& node, const OnIdle& onIdle) {
@@ -73,9 +83,13 @@ class ExecutionState {
       if (!progressMessages()) onIdle();
     }
   }
-  void performFills(const DetailedTask& node) { m_ghosts.performFills(node); }
-  bool messagesOutstanding() const { return m_ghosts.outstanding(); }
+  void performFills(const DetailedTask& node) {
+    m_ghosts.performFills(node);
+    m_blocks.performFills(node);
+  }
+  bool messagesOutstanding() const { return m_ghosts.outstanding() || m_blocks.outstanding(); }
   const GhostExchange& ghosts() const { return m_ghosts; }
+  const BlockExchange& blocks() const { return m_blocks; }
 
   // ---- reductions ----
   void postReduction(const DetailedTask& node) { m_reductions.post(node); }
@@ -92,10 +106,11 @@ class ExecutionState {
   // receive was never consumed.
   template <class OnIdle>
   void complete(const OnIdle& onIdle) {
-    while (m_ghosts.sendsOutstanding()) {
+    while (m_ghosts.sendsOutstanding() || m_blocks.sendsOutstanding()) {
       if (!progressMessages()) onIdle();
     }
     m_ghosts.checkComplete();
+    m_blocks.checkComplete();
   }
 
  private:
@@ -105,6 +120,7 @@ class ExecutionState {
   CommContext m_context;
   TaskDependencies m_dependencies;
   GhostExchange m_ghosts;
+  BlockExchange m_blocks;
   ReductionExchange m_reductions;
 };
 

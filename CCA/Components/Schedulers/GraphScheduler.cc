@@ -8,7 +8,10 @@
 namespace tessera {
 
 GraphScheduler::GraphScheduler(const Communicator& world, SchedulerOptions options)
-    : m_comm(Communicator::duplicate(world.get())), m_options(options) {}
+    : m_comm(Communicator::duplicate(world.get())),
+      m_options(options),
+      m_blockComm(Communicator::duplicate(world.get())),
+      m_blockLayouts(std::make_shared<TaskGraph::BlockLayouts>()) {}
 
 void GraphScheduler::beginGraph(const std::string& name) {
   m_recording = std::make_unique<TaskGraph>(name);
@@ -20,13 +23,30 @@ void GraphScheduler::addTask(Task task, const std::vector<const Patch*>& patches
   m_recording->addTask(std::move(task), patches);
 }
 
+void GraphScheduler::addTask(Task task, const TaskSpace& space) {
+  TESSERA_REQUIRE_THROWS(m_recording != nullptr,
+                         "addTask('" << task.name() << "') outside of a graph being recorded");
+  m_recording->addTask(std::move(task), space);
+}
+
+void GraphScheduler::setBlockLayout(const VarLabel* label, BlockLayout layout) {
+  TESSERA_REQUIRE_THROWS(label != nullptr && label->kind() == VarKind::Block,
+                         "setBlockLayout of " << (label ? "'" + label->name() + "', which is not a block variable" : std::string("a null label")));
+  auto layouts = std::make_shared<TaskGraph::BlockLayouts>(*m_blockLayouts);
+  (*layouts)[label] = std::move(layout);
+  m_blockLayouts = std::move(layouts);
+}
+
 const TaskGraph& GraphScheduler::recordedGraph() const {
   TESSERA_REQUIRE_THROWS(m_recording != nullptr, "no graph is being recorded");
   return *m_recording;
 }
 
-CompiledGraph GraphScheduler::compile(const Grid& grid, const std::vector<int>& patchRanks) const {
-  return recordedGraph().compile(grid, patchRanks, m_comm.rank(), m_options.patchGroups);
+CompiledGraph GraphScheduler::compile(const Grid& grid, const std::vector<int>& patchRanks,
+                                      int rank) const {
+  return recordedGraph().compile(grid, patchRanks, rank < 0 ? m_comm.rank() : rank,
+                                 m_options.patchGroups,
+                                 m_blockLayouts);
 }
 
 void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& node,
@@ -41,7 +61,9 @@ void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& nod
                         onHost ? ExecutionContext::Space::Host : ExecutionContext::Space::Device,
                         tiling);
   exec.setTrace(track);
-  if (node.group >= 0) {
+  if (node.kind == DetailedTask::Kind::IndexTask) {
+    task.indexCallback()(node.index, oldDW, newDW, exec);
+  } else if (node.group >= 0) {
     task.groupCallback()(graph.groups[static_cast<std::size_t>(node.group)], oldDW, newDW, exec);
   } else {
     task.callback()(*node.patch, oldDW, newDW, exec);

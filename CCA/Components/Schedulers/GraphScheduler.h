@@ -49,8 +49,11 @@ class GraphScheduler : public Scheduler {
   // Starts recording a new graph; addTask adds to it.
   void beginGraph(const std::string& name);
   void addTask(Task task, const std::vector<const Patch*>& patches) override;
+  void addTask(Task task, const TaskSpace& space) override;
+  void setBlockLayout(const VarLabel* label, BlockLayout layout) override;
   const TaskGraph& recordedGraph() const;
-  CompiledGraph compile(const Grid& grid, const std::vector<int>& patchRanks) const;
+  // For this rank, or for `rank` (what --emit-taskgraph draws for every rank).
+  CompiledGraph compile(const Grid& grid, const std::vector<int>& patchRanks, int rank = -1) const;
 
   virtual void execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                        OnDemandDataWarehouse& newDW) = 0;
@@ -79,10 +82,15 @@ class GraphScheduler : public Scheduler {
   int m_executions = 0;
   // Kept from one execution to the next (the timestep graph runs every step).
   MessageBuffers m_buffers;
+  // Block messages travel on a communicator of their own (their tags are
+  // numbered per pair of ranks: see BlockDependencies.h).
+  Communicator m_blockComm;
   Trace* m_trace = nullptr;
 
  private:
   std::unique_ptr<TaskGraph> m_recording;
+  // Replaced, never changed in place: compiled graphs share the version they used.
+  std::shared_ptr<const TaskGraph::BlockLayouts> m_blockLayouts;
 };
 
 // "host", "sync" or "async"; throws InputError naming the choices otherwise.

@@ -18,7 +18,7 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
                            OnDemandDataWarehouse& newDW) {
   TraceTrack* const track = mainTrack();
   ExecutionState state(graph, oldDW, newDW, m_comm, m_stats, m_executions++, m_buffers, track,
-                       m_options.messageChunkBytes);
+                       m_options.messageChunkBytes, &m_blockComm);
   Watchdog watchdog(m_options.watchdogSeconds);
   const auto idle = [&] {
     if (watchdog.expired()) watchdogFail(state, watchdog.limitSeconds(), m_comm.rank());

@@ -15,6 +15,8 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <initializer_list>
+#include <memory>
 #include <vector>
 
 namespace tessera {
@@ -22,6 +24,11 @@ namespace tessera {
 struct MessageBuffers {
   std::vector<std::vector<std::byte>> receives;
   std::vector<std::vector<std::byte>> sends;
+  // Block variables: receive buffers (slots), copies of sends that a later
+  // task modifies, and array sums.
+  std::vector<std::vector<std::byte>> blockSlots;
+  std::vector<std::vector<std::byte>> blockSends;
+  std::vector<std::vector<std::byte>> blockSums;
 
   MessageBuffers() = default;
   MessageBuffers(const MessageBuffers&) = delete;
@@ -33,16 +40,24 @@ struct MessageBuffers {
   void prepare(const CompiledGraph& graph);
 
   // Takes over `requests` (still in flight) together with every current
-  // buffer; the next prepare() allocates new ones.
+  // ghost buffer; the next prepare() allocates new ones.
   void setAside(std::vector<MPI_Request> requests);
+  // The same for block messages, keeping `keepAlive` (block storage that
+  // sends read in place) too.
+  void setAsideBlocks(std::vector<MPI_Request> requests,
+                      std::vector<std::shared_ptr<const void>> keepAlive);
   std::size_t requestsSetAside() const;
 
  private:
   struct SetAside {
     std::vector<MPI_Request> requests;
     std::vector<std::vector<std::byte>> buffers;
+    std::vector<std::shared_ptr<const void>> keepAlive;
   };
   void reap();
+  void keep(std::vector<MPI_Request> requests,
+            std::initializer_list<std::vector<std::vector<std::byte>>*> groups,
+            std::vector<std::shared_ptr<const void>> keepAlive);
   std::vector<SetAside> m_setAside;
 };
 

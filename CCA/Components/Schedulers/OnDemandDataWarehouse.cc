@@ -260,6 +260,77 @@ void OnDemandDataWarehouse::retainOnly(const std::set<const VarLabel*>& keep) {
   for (auto it = m_localGhostsFilled.begin(); it != m_localGhostsFilled.end();)
     it = dropped(it->first.first) ? m_localGhostsFilled.erase(it) : std::next(it);
   m_contributions.clear();
+  for (auto it = m_blocks.begin(); it != m_blocks.end();)
+    it = dropped(it->first.first) ? m_blocks.erase(it) : std::next(it);
+  m_arrived.clear();
+  m_blockSums.clear();
+}
+
+void OnDemandDataWarehouse::setBlockLayouts(std::shared_ptr<const BlockLayouts> layouts) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_blockLayouts = std::move(layouts);
+}
+
+const BlockLayout* OnDemandDataWarehouse::findBlockLayout(const VarLabel* label) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (!m_blockLayouts) return nullptr;
+  const auto found = m_blockLayouts->find(label);
+  return found == m_blockLayouts->end() ? nullptr : &found->second;
+}
+
+std::shared_ptr<BlockData> OnDemandDataWarehouse::findBlock(const VarLabel* label,
+                                                            int block) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  const auto found = m_blocks.find({label, block});
+  return found == m_blocks.end() ? nullptr : found->second;
+}
+
+void OnDemandDataWarehouse::putBlock(const VarLabel* label, int block,
+                                     std::shared_ptr<BlockData> data) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_blocks[{label, block}] = std::move(data);
+}
+
+std::shared_ptr<BlockData> OnDemandDataWarehouse::findArrivedBlock(const VarLabel* label,
+                                                                   const BlockRef& ref) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  const auto found = m_arrived.find({label, ref.block, ref.rowBegin, ref.rowEnd});
+  return found == m_arrived.end() ? nullptr : found->second;
+}
+
+std::shared_ptr<BlockData> OnDemandDataWarehouse::findBlockSum(const VarLabel* label,
+                                                               int index) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  const auto found = m_blockSums.find({label, index});
+  return found == m_blockSums.end() ? nullptr : found->second;
+}
+
+void OnDemandDataWarehouse::putArrivedBlock(const VarLabel* label, const BlockRef& resolved,
+                                            std::shared_ptr<BlockData> data) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_arrived[{label, resolved.block, resolved.rowBegin, resolved.rowEnd}] = std::move(data);
+}
+
+void OnDemandDataWarehouse::dropArrivedBlock(const VarLabel* label, const BlockRef& resolved) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_arrived.erase({label, resolved.block, resolved.rowBegin, resolved.rowEnd});
+}
+
+void OnDemandDataWarehouse::putBlockSum(const VarLabel* label, int index,
+                                        std::shared_ptr<BlockData> data) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_blockSums[{label, index}] = std::move(data);
+}
+
+void OnDemandDataWarehouse::dropBorrowedBlocks() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_arrived.clear();
+  m_blockSums.clear();
+}
+
+std::size_t OnDemandDataWarehouse::numBlocks() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_blocks.size();
 }
 
 std::vector<const VarLabel*> OnDemandDataWarehouse::gridLabels() const {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace tessera {
@@ -50,8 +51,24 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   std::shared_ptr<GridVariableBase> recycledGridVariable(const VarLabel* label, int key,
                                                          const Box& box) override;
   std::any takeRecycledPerPatch(const VarLabel* label, const Patch& patch) override;
+  const BlockLayout* findBlockLayout(const VarLabel* label) const override;
+  std::shared_ptr<BlockData> findBlock(const VarLabel* label, int block) const override;
+  void putBlock(const VarLabel* label, int block, std::shared_ptr<BlockData> data) override;
+  std::shared_ptr<BlockData> findArrivedBlock(const VarLabel* label,
+                                              const BlockRef& ref) const override;
+  std::shared_ptr<BlockData> findBlockSum(const VarLabel* label, int index) const override;
 
   // ---- runtime side ----
+  using BlockLayouts = std::map<const VarLabel*, BlockLayout>;
+  void setBlockLayouts(std::shared_ptr<const BlockLayouts> layouts);
+  // Blocks and sums the runtime brought for this execution's tasks: windows
+  // on its buffers, removed (dropBorrowedBlocks) before the buffers are reused.
+  void putArrivedBlock(const VarLabel* label, const BlockRef& resolved,
+                       std::shared_ptr<BlockData> data);
+  void dropArrivedBlock(const VarLabel* label, const BlockRef& resolved);
+  void putBlockSum(const VarLabel* label, int index, std::shared_ptr<BlockData> data);
+  void dropBorrowedBlocks();
+  std::size_t numBlocks() const;
   void setGhostLayers(const std::map<const VarLabel*, int>& layers);
   // True when `var` is a window on the storage of `label` kept under a patch
   // group's storage key. A group's patches are windows on its storage all
@@ -100,6 +117,11 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   std::map<Key, std::any> m_perPatch;
   std::map<Key, std::pair<int, Ghost::Type>> m_localGhostsFilled;
   std::shared_ptr<VariablePool> m_pool;
+  std::shared_ptr<const BlockLayouts> m_blockLayouts;
+  std::map<Key, std::shared_ptr<BlockData>> m_blocks;  // (label, block id)
+  using PartKey = std::tuple<const VarLabel*, int, std::int64_t, std::int64_t>;
+  std::map<PartKey, std::shared_ptr<BlockData>> m_arrived;
+  std::map<Key, std::shared_ptr<BlockData>> m_blockSums;  // (label, task index)
 };
 
 }  // namespace tessera

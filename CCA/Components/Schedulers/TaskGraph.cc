@@ -1,5 +1,6 @@
 #include "CCA/Components/Schedulers/TaskGraph.h"
 
+#include "CCA/Components/Schedulers/BlockDependencies.h"
 #include "CCA/Components/Schedulers/TaskOrder.h"
 #include "Core/Util/Error.h"
 #include "Core/Util/Timer.h"
@@ -21,6 +22,7 @@ using LabelDW = std::pair<const VarLabel*, int /*dw*/>;
 // for the usual case (every patch of the level) and a binary search otherwise.
 class PatchSet {
  public:
+  // `levelPatches` -1: an index task (no patches at all).
   PatchSet(const std::vector<const Patch*>& patches, int levelPatches)
       : m_patches(&patches), m_all(static_cast<int>(patches.size()) == levelPatches) {}
   const std::vector<const Patch*>& patches() const { return *m_patches; }
@@ -58,6 +60,7 @@ class GraphBuilder {
     linkLocalTasks();
     buildMessages();
     planEagerCopies();
+    linkBlockTasks(m_graph, m_chains, m_indexNodes);
     for (const DetailedTask& node : m_graph.detailedTasks) {
       for (int p : node.predecessors)
         m_graph.detailedTasks[static_cast<std::size_t>(p)].successors.push_back(node.id);
@@ -151,6 +154,18 @@ class GraphBuilder {
           m_graph.detailedTasks.push_back(node);
         }
       }
+      const TaskSpace& space = m_graph.spaces[t];
+      if (m_graph.tasks[t].runsPerIndex()) {
+        for (int x : space.indicesOn(m_rank)) {
+          DetailedTask node;
+          node.kind = DetailedTask::Kind::IndexTask;
+          node.id = static_cast<int>(m_graph.detailedTasks.size());
+          node.taskIndex = static_cast<int>(t);
+          node.index = x;
+          m_indexNodes[{static_cast<int>(t), x}] = node.id;
+          m_graph.detailedTasks.push_back(node);
+        }
+      }
       for (const Patch* patch : patchSet(static_cast<int>(t)).patches()) {
         if (m_graph.tasks[t].runsPerGroup() || owner(patch->id()) != m_rank) continue;
         DetailedTask node;
@@ -169,10 +184,14 @@ class GraphBuilder {
         node.id = static_cast<int>(m_graph.detailedTasks.size());
         node.taskIndex = static_cast<int>(t);
         node.reduction = dep.label;
-        node.contributionsPerRank.assign(
-            static_cast<std::size_t>(*std::max_element(m_ranks.begin(), m_ranks.end()) + 1), 0);
+        int ranks = *std::max_element(m_ranks.begin(), m_ranks.end()) + 1;
+        for (int r : space.ranks)
+          ranks = std::max(ranks, r + 1);
+        node.contributionsPerRank.assign(static_cast<std::size_t>(ranks), 0);
         for (const Patch* patch : patchSet(static_cast<int>(t)).patches())
           ++node.contributionsPerRank[static_cast<std::size_t>(owner(patch->id()))];
+        for (int r : space.ranks)
+          ++node.contributionsPerRank[static_cast<std::size_t>(r)];
         m_reductionNode[dep.label] = node.id;
         m_graph.detailedTasks.push_back(node);
       }
@@ -189,9 +208,32 @@ class GraphBuilder {
 
   void linkLocalTasks() {
     for (DetailedTask& node : m_graph.detailedTasks) {
+      if (node.kind == DetailedTask::Kind::IndexTask) linkReductions(node);
       if (node.kind != DetailedTask::Kind::PatchTask) continue;
       for (const Patch* patch : m_graph.patchesOf(node))
         linkOnPatch(node, *patch);
+    }
+  }
+
+  // An index task's reductions (its blocks are linkBlockTasks'): it
+  // contributes to those it computes, and waits for those it reads.
+  void linkReductions(DetailedTask& node) {
+    const Task& task = m_graph.tasks[static_cast<std::size_t>(node.taskIndex)];
+    for (const Task::Dependency& dep : task.dependencies()) {
+      if (dep.label->kind() != VarKind::Reduction) continue;
+      if (dep.access == Task::Access::Computes) {
+        DetailedTask& reducer =
+            m_graph.detailedTasks[static_cast<std::size_t>(m_reductionNode.at(dep.label))];
+        reducer.contributors.push_back(node.id);
+        addPredecessor(reducer, node.id);
+      } else if (dep.dw == Task::NewDW) {
+        auto found = m_reductionNode.find(dep.label);
+        TESSERA_REQUIRE_THROWS(found != m_reductionNode.end(),
+                               "task '" << task.name() << "' requires reduction '"
+                                        << dep.label->name()
+                                        << "' from NewDW, but no task computes it");
+        addPredecessor(node, found->second);
+      }
     }
   }
 
@@ -415,6 +457,7 @@ class GraphBuilder {
   std::map<LabelDW, Ghost::Type> m_ghostType;
   int m_maxDepth = 0;
   std::map<std::pair<int, int>, int> m_nodeOf;
+  std::map<std::pair<int, int>, int> m_indexNodes;  // (task, index) -> local detailed task
   std::map<const VarLabel*, int> m_reductionNode;
   std::map<FillKey, int> m_fillOf;
 };
@@ -425,11 +468,31 @@ void TaskGraph::addTask(Task task, std::vector<const Patch*> patches) {
   const auto byId = [](const Patch* a, const Patch* b) { return a->id() < b->id(); };
   if (!std::is_sorted(patches.begin(), patches.end(), byId))
     std::sort(patches.begin(), patches.end(), byId);
-  m_entries.push_back({std::move(task), std::move(patches)});
+  TESSERA_REQUIRE_THROWS(!task.runsPerIndex(), "task '" << task.name()
+                                                          << "' runs per index: add it with a TaskSpace");
+  m_entries.push_back({std::move(task), std::move(patches), std::nullopt});
+}
+
+void TaskGraph::addTask(Task task, TaskSpace space) {
+  TESSERA_REQUIRE_THROWS(task.runsPerIndex(), "task '" << task.name()
+                                                       << "' runs per patch: add it with patches");
+  for (const Task::Dependency& dep : task.dependencies()) {
+    TESSERA_REQUIRE_THROWS(dep.label->kind() == VarKind::Block ||
+                               dep.label->kind() == VarKind::Reduction,
+                           "task '" << task.name() << "' runs per index of '" << space.name
+                                    << "' but uses " << varKindName(dep.label->kind())
+                                    << " variable '" << dep.label->name()
+                                    << "' (index tasks use block and reduction variables)");
+  }
+  for (int rank : space.ranks)
+    TESSERA_REQUIRE_THROWS(rank >= 0, "task space '" << space.name << "' places an index on rank "
+                                                     << rank);
+  m_entries.push_back({std::move(task), {}, std::move(space)});
 }
 
 CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patchRanks, int rank,
-                                 bool patchGroups) const {
+                                 bool patchGroups,
+                                 std::shared_ptr<const BlockLayouts> blockLayouts) const {
   const Timer timer;
   TESSERA_REQUIRE_THROWS(static_cast<int>(patchRanks.size()) == grid.numPatches(),
                          "the load balance covers " << patchRanks.size()
@@ -446,13 +509,15 @@ CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patch
   graph.name = m_name;
   graph.grid = &grid;
   graph.rank = rank;
+  graph.blockLayouts = blockLayouts ? std::move(blockLayouts) : std::make_shared<BlockLayouts>();
   std::vector<PatchSet> patchSets;
   for (int original : order.order) {
     const Entry& entry = m_entries[static_cast<std::size_t>(original)];
     position[static_cast<std::size_t>(original)] = static_cast<int>(graph.tasks.size());
     graph.tasks.push_back(entry.task);
+    graph.spaces.push_back(entry.space.value_or(TaskSpace{}));
     const int levelPatches =
-        entry.patches.empty() ? 0 : entry.patches.front()->level().numPatches();
+        entry.space ? -1 : entry.patches.empty() ? 0 : entry.patches.front()->level().numPatches();
     patchSets.emplace_back(entry.patches, levelPatches);
   }
   std::map<const VarLabel*, std::vector<int>> chains;

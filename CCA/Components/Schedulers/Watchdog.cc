@@ -18,6 +18,8 @@ std::string describeWaiting(const ExecutionState& state, int id) {
   }
   for (std::string& message : state.ghosts().describeMissingMessages(task))
     reasons.push_back(std::move(message));
+  for (std::string& message : state.blocks().describeMissingMessages(task))
+    reasons.push_back(std::move(message));
   if (task.kind == DetailedTask::Kind::Reduction && state.reductionPosted(id))
     reasons.push_back("the other ranks' contributions (MPI_Iallgatherv)");
   std::ostringstream out;
@@ -43,6 +45,8 @@ void watchdogFail(const ExecutionState& state, double limitSeconds, int rank) {
     report << "\n  " << describeWaiting(state, task.id);
   }
   for (const std::string& send : state.ghosts().describeOutstandingSends())
+    report << "\n  " << send;
+  for (const std::string& send : state.blocks().describeOutstandingSends())
     report << "\n  " << send;
   // Reported once, by whoever catches it (sus prints it before it aborts).
   throw WatchdogError(report.str());

@@ -9,6 +9,7 @@
 #include "CCA/Components/SimulationController/TimestepControl.h"
 #include "CCA/Components/SimulationController/TraceFile.h"
 #include "CCA/Ports/LoadBalancer.h"
+#include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Parallel/Agreement.h"
 #include "Core/Parallel/Communicator.h"
 #include "Core/Parallel/TileChooser.h"
@@ -47,10 +48,51 @@ std::unique_ptr<Application> createComponent(const ProblemSpec& deck,
   return components.create(name, context);
 }
 
+// The state the archiver saves and restores: cell variables (block
+// variables are digested but not archived yet).
+std::vector<const VarLabel*> cellStateLabels(const Application& app) {
+  std::vector<const VarLabel*> cells;
+  for (const VarLabel* label : app.stateLabels())
+    if (label->kind() == VarKind::CellCentered) cells.push_back(label);
+  return cells;
+}
+
+// The deck's grid, or one cell for a component that uses none.
+Grid gridOf(const ProblemSpec& deck) {
+  if (deck.has("grid")) return Grid::fromDeck(deck.section("grid"));
+  Grid grid;
+  grid.addLevel(LevelSpec{});
+  return grid;
+}
+
 Schema fullSchema(const ProblemSpec& deck, const Application& app) {
-  Schema schema = coreDeckSchema();
+  Schema schema = coreDeckSchema(app.usesGrid());
   schema.section(componentName(deck), app.deckSchema());
   return schema;
+}
+
+// The digest of the blocks of `label` this rank owns (replicas are counted
+// once, by their owner), by global (row, column): independent of the layout.
+std::uint64_t digestBlocks(const VarLabel* label, const OnDemandDataWarehouse& dw, int rank) {
+  TESSERA_REQUIRE_THROWS(label->valueType() == "double",
+                         "digest of block variable '" << label->name() << "' of "
+                                                      << label->valueType());
+  const BlockLayout& layout = dw.blockLayout(label);
+  std::uint64_t digest = 0;
+  for (int b : layout.blocksOf(rank)) {
+    if (layout.owner(b) != rank) continue;
+    const auto data = dw.findBlock(label, b);
+    TESSERA_REQUIRE_THROWS(data != nullptr, "state variable '" << label->name() << "' block " << b
+                                                               << " is missing at the end of the run");
+    const ConstBlockView<double> block{reinterpret_cast<const double*>(data->data()),
+                                       data->extent().rows, data->extent().cols,
+                                       data->extent().row0, data->extent().col0};
+    for (std::int64_t i = 0; i < block.rows; ++i)
+      for (std::int64_t j = 0; j < block.cols; ++j)
+        digest += cellDigest(static_cast<int>(block.row0 + i), static_cast<int>(block.col0 + j), 0,
+                             valueBits(block(i, j)));
+  }
+  return digest;
 }
 
 // Sums the digests of every local patch's interior over all ranks.
@@ -60,6 +102,10 @@ std::vector<FieldDigest> digestFields(const Application& app, const Level& level
                                       const Communicator& comm) {
   std::vector<FieldDigest> digests;
   for (const VarLabel* label : app.stateLabels()) {
+    if (label->kind() == VarKind::Block) {
+      digests.push_back({label->name(), comm.allreduceSumWrapping(digestBlocks(label, dw, comm.rank()))});
+      continue;
+    }
     std::uint64_t local = 0;
     for (const Patch* patch : patchesOwnedBy(level, patchRanks, comm.rank())) {
       const auto var = dw.findGridVariable(label, *patch);
@@ -137,8 +183,7 @@ void writeTaskGraph(const std::string& file, const GraphScheduler& sched, const 
                     const std::vector<int>& patchRanks, int numRanks) {
   std::vector<CompiledGraph> perRank;
   for (int r = 0; r < numRanks; ++r)
-    perRank.push_back(
-        sched.recordedGraph().compile(grid, patchRanks, r, sched.options().patchGroups));
+    perRank.push_back(sched.compile(grid, patchRanks, r));
   std::ofstream out(file);
   if (!out) throw InputError("cannot write the task graph to '" + file + "'");
   writeGraphviz(out, perRank);
@@ -233,7 +278,7 @@ void SimulationController::validate() const {
   ApplicationContext context{labels, m_log, m_world};
   const auto app = createComponent(m_deck, m_components, context);
   fullSchema(m_deck, *app).validate(m_deck);
-  Grid grid = Grid::fromDeck(m_deck.section("grid"));
+  Grid grid = gridOf(m_deck);
   app->problemSetup(m_deck, grid);
   TimestepControl::fromDeck(m_deck.section("time"));
   const auto scheduler = m_deck.findSection("scheduler");
@@ -254,7 +299,7 @@ void SimulationController::validate() const {
   }
   // The archiver checks its own sections: intervals, and the names to save.
   DataArchiver(m_deck, DataArchiver::defaultBase(m_deck.file(), ""), m_world, m_log)
-      .savedLabels(labels, app->stateLabels());
+      .savedLabels(labels, cellStateLabels(*app));
 }
 
 RunResult SimulationController::run(const RunOptions& options) {
@@ -263,7 +308,7 @@ RunResult SimulationController::run(const RunOptions& options) {
   VarLabelRegistry labels;
   ApplicationContext context{labels, m_log, m_world};
   const auto app = createComponent(m_deck, m_components, context);
-  Grid grid = Grid::fromDeck(m_deck.section("grid"));
+  Grid grid = gridOf(m_deck);
   app->problemSetup(m_deck, grid);
   TimestepControl control = TimestepControl::fromDeck(m_deck.section("time"));
   if (options.maxTimesteps) control.maxTimesteps = options.maxTimesteps;
@@ -337,7 +382,7 @@ RunResult SimulationController::run(const RunOptions& options) {
   int step = 0;
   if (options.restart) {
     auto restored = DataArchiver::restore(options.restart->directory, options.restart->timestep,
-                                          level, patchRanks, app->stateLabels(), reductionLabels,
+                                          level, patchRanks, cellStateLabels(*app), reductionLabels,
                                           stepGraph.ghostLayers, m_world, m_log);
     newDW = std::move(restored.dw);
     newDW->setPool(pool);
@@ -347,7 +392,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     app->scheduleRestartInitialize(level, sched);
     if (!sched.recordedGraph().empty())
       sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
-    archiver.setup(grid, patchRanks, labels, app->stateLabels(), componentName(m_deck),
+    archiver.setup(grid, patchRanks, labels, cellStateLabels(*app), componentName(m_deck),
                    restored.file);
   } else {
     const TraceScope traced(mainTrack, "initialize", "timestep");
@@ -357,7 +402,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     app->scheduleInitialize(level, sched);
     app->scheduleComputeStableTimestep(level, sched);
     sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
-    archiver.setup(grid, patchRanks, labels, app->stateLabels(), componentName(m_deck), "");
+    archiver.setup(grid, patchRanks, labels, cellStateLabels(*app), componentName(m_deck), "");
     archiver.afterTimestep(0, time, 0.0, time, *newDW, control.finished(time, step));
   }
 
@@ -381,6 +426,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     keep.insert(label);
 
   RunResult result;
+  const SchedulerStats atLoopStart = sched.stats();
   const int firstStep = step;
   const Timer loopTimer;
   double firstStepSeconds = 0.0;
@@ -427,6 +473,10 @@ RunResult SimulationController::run(const RunOptions& options) {
                std::fixed, std::setprecision(4), stepTimer.seconds(), " s", std::defaultfloat);
   }
   result.wallSeconds = m_world.allreduceMax(loopTimer.seconds());
+  result.loopBytesSent =
+      m_world.allgather(static_cast<double>(sched.stats().bytesSent - atLoopStart.bytesSent));
+  result.loopBytesReceived = m_world.allgather(
+      static_cast<double>(sched.stats().bytesReceived - atLoopStart.bytesReceived));
   result.timesteps = step - firstStep;
   result.firstTimestep = firstStep;
   result.time = time;
@@ -448,6 +498,8 @@ RunResult SimulationController::run(const RunOptions& options) {
     timing.timesteps = result.timesteps;
     timing.wallSeconds = result.wallSeconds;
     timing.firstStepSeconds = m_world.allreduceMax(firstStepSeconds);
+    timing.bytesSent = result.loopBytesSent;
+    timing.bytesReceived = result.loopBytesReceived;
     result.analysisReport = app->analysisReport(scratch, timing);
   }
   result.digests = digestFields(*app, level, *newDW, patchRanks, m_world);

@@ -56,6 +56,9 @@ struct RunResult {
   std::vector<std::string> analysisReport;  // the component's lines of text
   std::vector<ReducedValue> reductions;  // of the last timestep, in name order
   SchedulerStats stats;  // counts summed over ranks, times of rank 0
+  // Bytes each rank sent and received in the time loop, indexed by rank.
+  std::vector<double> loopBytesSent;
+  std::vector<double> loopBytesReceived;
   std::string schedulerMode;
   std::string outputDirectory;       // empty without output or checkpoints
   std::int64_t checkpointBytes = 0;  // written by rank 0's view of the files
