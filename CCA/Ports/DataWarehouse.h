@@ -146,7 +146,8 @@ class DataWarehouse {
   BlockView<T> allocateBlock(const VarLabel* label, int block) {
     checkType<BlockVariable<T>>(label, "allocateBlock");
     const BlockLayout& layout = blockLayout(label);
-    auto data = std::make_shared<BlockData>(layout.extent(block), sizeof(T));
+    auto data = recycledBlock(label, block, layout.extent(block), sizeof(T));
+    if (!data) data = std::make_shared<BlockData>(layout.extent(block), sizeof(T));
     putBlock(label, block, data);
     return viewOf<T>(*data, layout.resolve(block));
   }
@@ -277,6 +278,16 @@ class DataWarehouse {
   virtual std::shared_ptr<BlockData> findArrivedBlock(const VarLabel* label,
                                                       const BlockRef& ref) const = 0;
   virtual std::shared_ptr<BlockData> findBlockSum(const VarLabel* label, int index) const = 0;
+  // Retired storage of (label, block) with exactly `extent`, or nullptr.
+  virtual std::shared_ptr<BlockData> recycledBlock(const VarLabel* label, int block,
+                                                   const BlockExtent& extent,
+                                                   std::size_t elementBytes) {
+    (void)label;
+    (void)block;
+    (void)extent;
+    (void)elementBytes;
+    return nullptr;
+  }
   // A retired per-patch value of (label, patch), or an empty any.
   virtual std::any takeRecycledPerPatch(const VarLabel* label, const Patch& patch) {
     (void)label;

@@ -35,6 +35,9 @@ Task& Task::requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost, in
   TESSERA_REQUIRE_THROWS(ghost != Ghost::None || numGhost == 0,
                          "task '" << m_name << "' asks for ghost layers of '" << label->name()
                                   << "' with Ghost::None");
+  TESSERA_REQUIRE_THROWS(label->kind() != VarKind::Block,
+                         "task '" << m_name << "' requires block variable '" << label->name()
+                                  << "' with requiresVar (use requiresBlocks)");
   TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered || numGhost == 0,
                          "task '" << m_name << "': only cell variables have ghost cells ('"
                                   << label->name() << "' is " << varKindName(label->kind()) << ")");
@@ -45,6 +48,9 @@ Task& Task::requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost, in
 
 Task& Task::computesVar(const VarLabel* label) {
   TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' computes a null label");
+  TESSERA_REQUIRE_THROWS(label->kind() != VarKind::Block,
+                         "task '" << m_name << "' computes block variable '" << label->name()
+                                  << "' with computesVar (use computesBlocks)");
   m_dependencies.push_back({Access::Computes, NewDW, label, Ghost::None, 0});
   return *this;
 }

@@ -145,7 +145,9 @@ def run_sus(args, tmp, shape, ranks, timesteps):
     cmd = mpirun(ranks, bind=bind) + [
         str(args.build / "StandAlone" / "sus"), "--record", str(record),
         "--set", f"gemm.m={m}", "--set", f"gemm.n={n}", "--set", f"gemm.k={k}",
-        "--set", "gemm.verify=false", "--set", f"time.max_timesteps={timesteps}"]
+        "--set", "gemm.verify=false", "--set", f"time.max_timesteps={timesteps}",
+        # What the reference programs compute: C = A B.
+        "--set", "gemm.alpha=1", "--set", "gemm.beta=0"]
     if args.scheduler:
         cmd += ["--scheduler", args.scheduler]
     cmd.append(str(args.deck))

@@ -153,6 +153,22 @@ def run_checks(common, work):
     check("a run that writes no checkpoint fails the restart check",
           code == 1 and row(out, "no_checkpoints") == "FAIL" and "no checkpoint to restart from" in out, out)
 
+    # 4b. A record_only test (the GEMM: no archive) keeps the run record as its
+    # gold standard, and fails when the run's digest differs from it.
+    gemm = dict(the_local_test("gemm_np2_async"), name="gemm_record")
+    code, out, _ = harness([gemm], ["--update-gold"], gold=empty_gold)
+    written = empty_gold / "gemm_record"
+    files = sorted(p.name for p in written.iterdir()) if written.is_dir() else []
+    check("--update-gold of a record_only test stores the record and the performance only",
+          code == 0 and row(out, "gemm_record") == "UPDATED" and files == ["performance.json", "record.json"],
+          f"{files}\n{out}")
+    changed = json.loads(json.dumps(gemm))
+    changed["overrides"]["gemm.beta"] = -2.0
+    code, out, _ = harness([changed], gold=empty_gold)
+    check("a record_only run with another beta fails on the digest of C",
+          code == 1 and row(out, "gemm_record") == "FAIL" and "run record differs" in out
+          and "C" in out, out)
+
     # 5. A run that outlives its timeout is killed, and nothing of it is left running.
     slow = dict(base, name="too_slow", timeout=1, no_gold=True)
     slow["overrides"] = {"grid.level.resolution": [96, 96, 96], "time.max_timesteps": 100000,

@@ -66,6 +66,26 @@ void writeGraphviz(std::ostream& out, const std::vector<CompiledGraph>& perRank)
       }
     }
   }
+  // A block message, from the tasks that leave its version to its readers.
+  for (const CompiledGraph& receiver : perRank) {
+    for (const BlockMessage& message : receiver.blockReceives) {
+      for (const CompiledGraph& sender : perRank) {
+        if (sender.rank != message.peer) continue;
+        for (const BlockMessage& sent : sender.blockSends) {
+          if (sent.peer != receiver.rank || sent.sequence != message.sequence) continue;
+          std::vector<std::string> sources;
+          for (int producer : sent.producers)
+            sources.push_back(nodeName(sender.rank, producer));
+          if (sent.producers.empty()) sources.push_back(startName(sender.rank));
+          for (const std::string& source : sources)
+            for (int consumer : message.consumers)
+              out << "  " << source << " -> " << nodeName(receiver.rank, consumer)
+                  << " [style=dotted, label=\"" << message.label->name() << " "
+                  << message.part.block << ", " << message.bytes << " B\"];\n";
+        }
+      }
+    }
+  }
   out << "}\n";
 }
 

@@ -33,6 +33,27 @@ OnDemandDataWarehouse::~OnDemandDataWarehouse() {
   const auto all = [](const VarLabel*) { return true; };
   handBack(m_grid, m_pool.get(), all);
   handBack(m_perPatch, m_pool.get(), all);
+  handBackBlocks(all);
+}
+
+template <class Drop>
+void OnDemandDataWarehouse::handBackBlocks(const Drop& drop) {
+  m_arrived.clear();
+  m_blockSums.clear();
+  for (auto it = m_blocks.begin(); it != m_blocks.end();) {
+    if (!drop(it->first.first)) {
+      ++it;
+      continue;
+    }
+    if (m_pool) m_pool->giveBlock(it->first.first, it->first.second, std::move(it->second));
+    it = m_blocks.erase(it);
+  }
+}
+
+std::shared_ptr<BlockData> OnDemandDataWarehouse::recycledBlock(const VarLabel* label, int block,
+                                                                const BlockExtent& extent,
+                                                                std::size_t elementBytes) {
+  return m_pool ? m_pool->takeBlock(label, block, extent, elementBytes) : nullptr;
 }
 
 std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::recycledGridVariable(const VarLabel* label,
@@ -260,10 +281,7 @@ void OnDemandDataWarehouse::retainOnly(const std::set<const VarLabel*>& keep) {
   for (auto it = m_localGhostsFilled.begin(); it != m_localGhostsFilled.end();)
     it = dropped(it->first.first) ? m_localGhostsFilled.erase(it) : std::next(it);
   m_contributions.clear();
-  for (auto it = m_blocks.begin(); it != m_blocks.end();)
-    it = dropped(it->first.first) ? m_blocks.erase(it) : std::next(it);
-  m_arrived.clear();
-  m_blockSums.clear();
+  handBackBlocks(dropped);
 }
 
 void OnDemandDataWarehouse::setBlockLayouts(std::shared_ptr<const BlockLayouts> layouts) {

@@ -57,6 +57,9 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   std::shared_ptr<BlockData> findArrivedBlock(const VarLabel* label,
                                               const BlockRef& ref) const override;
   std::shared_ptr<BlockData> findBlockSum(const VarLabel* label, int index) const override;
+  std::shared_ptr<BlockData> recycledBlock(const VarLabel* label, int block,
+                                           const BlockExtent& extent,
+                                           std::size_t elementBytes) override;
 
   // ---- runtime side ----
   using BlockLayouts = std::map<const VarLabel*, BlockLayout>;
@@ -97,6 +100,10 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   std::size_t numGridVariables() const;
 
  private:
+  // Drops the blocks whose label `drop` selects, handing them to the pool,
+  // and the borrowed ones (arrived parts, sums). Call with m_mutex held.
+  template <class Drop>
+  void handBackBlocks(const Drop& drop);
   // (label, patch id), or (label, group storage key) for a group's storage.
   using Key = std::pair<const VarLabel*, int>;
   std::string m_role;

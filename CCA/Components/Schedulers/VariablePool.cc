@@ -42,9 +42,28 @@ std::any VariablePool::takePerPatch(const VarLabel* label, int patchId) {
   return value;
 }
 
+void VariablePool::giveBlock(const VarLabel* label, int block, std::shared_ptr<BlockData> data) {
+  if (!data || data.use_count() != 1 || !data->owned()) return;
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  m_blocks[{label, block}] = std::move(data);
+}
+
+std::shared_ptr<BlockData> VariablePool::takeBlock(const VarLabel* label, int block,
+                                                   const BlockExtent& extent,
+                                                   std::size_t elementBytes) {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  const auto found = m_blocks.find({label, block});
+  if (found == m_blocks.end() || !(found->second->extent() == extent) ||
+      found->second->elementBytes() != elementBytes)
+    return nullptr;
+  auto data = std::move(found->second);
+  m_blocks.erase(found);
+  return data;
+}
+
 std::size_t VariablePool::size() const {
   const std::lock_guard<std::mutex> lock(m_mutex);
-  return m_grid.size() + m_perPatch.size();
+  return m_grid.size() + m_perPatch.size() + m_blocks.size();
 }
 
 }  // namespace tessera

@@ -8,6 +8,7 @@
 
 #include "Core/Grid/Box.h"
 #include "Core/Grid/VarLabel.h"
+#include "Core/Grid/Variables/BlockVariable.h"
 #include "Core/Grid/Variables/GridVariableBase.h"
 
 #include <any>
@@ -32,6 +33,12 @@ class VariablePool {
   std::shared_ptr<GridVariableBase> takeGrid(const VarLabel* label, int patchId, const Box& box);
   // The kept per-patch value of (label, patch), or an empty any.
   std::any takePerPatch(const VarLabel* label, int patchId);
+  // Blocks, kept per (label, block id) when nothing else holds them (a
+  // block passed on with transferBlock, or a send in flight, is not).
+  void giveBlock(const VarLabel* label, int block, std::shared_ptr<BlockData> data);
+  // The kept storage of (label, block) if it has exactly `extent`; else nullptr.
+  std::shared_ptr<BlockData> takeBlock(const VarLabel* label, int block, const BlockExtent& extent,
+                                       std::size_t elementBytes);
   std::size_t size() const;
 
  private:
@@ -39,6 +46,7 @@ class VariablePool {
   mutable std::mutex m_mutex;
   std::map<Key, std::shared_ptr<GridVariableBase>> m_grid;
   std::map<Key, std::any> m_perPatch;
+  std::map<Key, std::shared_ptr<BlockData>> m_blocks;
 };
 
 }  // namespace tessera

@@ -490,10 +490,13 @@ RunResult SimulationController::run(const RunOptions& options) {
   const TraceScope analysisTraced(mainTrack, "analysis and digests", "io");
   sched.beginGraph("analysis");
   app->scheduleAnalysis(level, sched);
-  if (!sched.recordedGraph().empty()) {
+  {
+    // The report comes also without analysis tasks (a rate needs none).
     OnDemandDataWarehouse scratch("AnalysisDW", step, time, 0.0);
-    sched.execute(sched.compile(grid, patchRanks), *newDW, scratch);
-    result.analysis = app->analysisResults(scratch);
+    if (!sched.recordedGraph().empty()) {
+      sched.execute(sched.compile(grid, patchRanks), *newDW, scratch);
+      result.analysis = app->analysisResults(scratch);
+    }
     RunTiming timing;
     timing.timesteps = result.timesteps;
     timing.wallSeconds = result.wallSeconds;

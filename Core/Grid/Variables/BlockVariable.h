@@ -38,6 +38,8 @@ class BlockData {
   std::size_t bytes() const { return bytesFor(m_extent, m_elementBytes); }
   std::byte* data() { return m_data; }
   const std::byte* data() const { return m_data; }
+  // False for a window on memory the runtime owns.
+  bool owned() const { return m_owned != nullptr; }
 
  private:
   struct Free {
