@@ -185,8 +185,9 @@ def run_sus(args, tmp, shape, ranks, timesteps):
     return result
 
 
-def stats_of(values):
-    return {"median": statistics.median(values), "best": max(values), "samples": values}
+def stats_of(values, best=max):
+    """Median, best (max for rates, min for times) and the samples."""
+    return {"median": statistics.median(values), "best": best(values), "samples": values}
 
 
 def megabytes(words):
@@ -309,7 +310,7 @@ def main():
                 samples = sus[(name, ranks)]
                 row["tessera"][str(ranks)] = {
                     "gflops": stats_of([s["gflops"] for s in samples]),
-                    "seconds_per_multiply": stats_of([s["seconds_per_multiply"] for s in samples]),
+                    "seconds_per_multiply": stats_of([s["seconds_per_multiply"] for s in samples], min),
                     "runs": samples}
             row["tessera_words"] = {"2": {key: sus[(name, 2)][-1][key] for key in
                                           ("words_measured_max", "words_model_max",
