@@ -15,6 +15,8 @@
 
 #include "StandAlone/reference/ReferenceSupport.h"
 
+#include "StandAlone/reference/GemmFill.h"
+
 #include <cblas.h>
 #include <nlohmann/json.hpp>
 
@@ -48,22 +50,11 @@ Options parse(int argc, char** argv) {
   return options;
 }
 
-// The fill formulas gemm-scalapack uses too (global, 0-based indices).
-double aValue(std::int64_t i, std::int64_t j) {
-  return double((i * 7 + j * 3) % 11 - 5);
-}
-double bValue(std::int64_t i, std::int64_t j) {
-  return double((i * 5 + j * 2) % 13 - 6);
-}
-double cValue(std::int64_t i, std::int64_t j) {
-  return double((i + j * 4) % 7 - 3);
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t h = values.size() / 2;
-  return values.size() % 2 ? values[h] : 0.5 * (values[h - 1] + values[h]);
-}
+using tessera::reference::median;
+// The fill formulas (GemmFill.h).
+double aValue(std::int64_t i, std::int64_t j) { return tessera::reference::gemmA(i, j); }
+double bValue(std::int64_t i, std::int64_t j) { return tessera::reference::gemmB(i, j); }
+double cValue(std::int64_t i, std::int64_t j) { return tessera::reference::gemmC(i, j); }
 
 }  // namespace
 

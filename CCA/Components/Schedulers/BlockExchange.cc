@@ -1,5 +1,7 @@
 #include "CCA/Components/Schedulers/BlockExchange.h"
 
+#include "CCA/Components/Schedulers/MessageRequests.h"
+
 #include "Core/Util/Error.h"
 
 #include <algorithm>
@@ -64,13 +66,7 @@ std::int64_t BlockExchange::flowId(const BlockMessage& message, int source, int 
 void BlockExchange::start(bool deferInitialSends) {
   if (m_graph.blockReceives.empty() && m_graph.blockSends.empty()) return;
   const CommTimer timer(m_context);
-  const auto chunkOffsets = [&](const std::vector<BlockMessage>& messages) {
-    std::vector<std::size_t> first(messages.size() + 1, 0);
-    for (std::size_t m = 0; m < messages.size(); ++m)
-      first[m + 1] = first[m] + chunkCount(messages[m].bytes, m_chunkBytes);
-    return first;
-  };
-  m_recvFirst = chunkOffsets(m_graph.blockReceives);
+  m_recvFirst = chunkOffsets(m_graph.blockReceives, m_chunkBytes);
   m_recvRequests.assign(m_recvFirst.back(), MPI_REQUEST_NULL);
   m_recvPosted.assign(m_graph.blockReceives.size(), false);
   m_recvDone.assign(m_graph.blockReceives.size(), false);
@@ -80,7 +76,7 @@ void BlockExchange::start(bool deferInitialSends) {
     m_gatePending[r] = static_cast<int>(m_graph.blockReceives[r].gate.size());
     if (m_gatePending[r] == 0) postReceive(static_cast<int>(r));
   }
-  m_sendFirst = chunkOffsets(m_graph.blockSends);
+  m_sendFirst = chunkOffsets(m_graph.blockSends, m_chunkBytes);
   m_sendRequests.assign(m_sendFirst.back(), MPI_REQUEST_NULL);
   m_sendPosted.assign(m_graph.blockSends.size(), false);
   m_sendDone.assign(m_graph.blockSends.size(), false);
@@ -158,15 +154,9 @@ bool BlockExchange::progress() {
   if (m_recvRequests.empty() && m_sendRequests.empty()) return false;
   const CommTimer timer(m_context);
   bool progressed = false;
-  const auto arrived = [](std::vector<MPI_Request>& requests, std::size_t first, std::size_t last) {
-    int done = 0;
-    TESSERA_MPI_CHECK(
-        MPI_Testall(static_cast<int>(last - first), &requests[first], &done, MPI_STATUSES_IGNORE));
-    return done != 0;
-  };
   for (std::size_t r = 0; r < m_recvDone.size(); ++r) {
     if (!m_recvPosted[r] || m_recvDone[r]) continue;
-    if (!arrived(m_recvRequests, m_recvFirst[r], m_recvFirst[r + 1])) continue;
+    if (!allArrived(m_recvRequests, m_recvFirst[r], m_recvFirst[r + 1])) continue;
     m_recvDone[r] = true;
     progressed = true;
     const BlockMessage& message = m_graph.blockReceives[r];
@@ -181,7 +171,7 @@ bool BlockExchange::progress() {
   }
   for (std::size_t s = 0; s < m_sendDone.size(); ++s) {
     if (!m_sendPosted[s] || m_sendDone[s]) continue;
-    if (arrived(m_sendRequests, m_sendFirst[s], m_sendFirst[s + 1])) {
+    if (allArrived(m_sendRequests, m_sendFirst[s], m_sendFirst[s + 1])) {
       m_sendDone[s] = true;
       m_sentFrom[s].reset();
     }
@@ -285,20 +275,7 @@ void BlockExchange::abandon() {
   m_completed = true;
   m_oldDW.dropBorrowedBlocks();
   m_newDW.dropBorrowedBlocks();
-  for (MPI_Request& request : m_recvRequests) {
-    if (request == MPI_REQUEST_NULL) continue;
-    int done = 0;
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (!done) MPI_Cancel(&request);
-  }
-  std::vector<MPI_Request> inFlight;
-  for (std::vector<MPI_Request>* requests : {&m_recvRequests, &m_sendRequests}) {
-    for (MPI_Request& request : *requests) {
-      int done = 0;
-      if (request != MPI_REQUEST_NULL) MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-      if (request != MPI_REQUEST_NULL) inFlight.push_back(std::exchange(request, MPI_REQUEST_NULL));
-    }
-  }
+  std::vector<MPI_Request> inFlight = cancelAndCollect(m_recvRequests, m_sendRequests);
   std::vector<std::shared_ptr<const void>> keepAlive;
   for (auto& block : m_sentFrom)
     if (block) keepAlive.push_back(std::move(block));

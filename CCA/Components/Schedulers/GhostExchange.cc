@@ -1,5 +1,7 @@
 #include "CCA/Components/Schedulers/GhostExchange.h"
 
+#include "CCA/Components/Schedulers/MessageRequests.h"
+
 #include "Core/Grid/Grid.h"
 
 #include <algorithm>
@@ -37,32 +39,20 @@ GhostExchange::GhostExchange(const CompiledGraph& graph, OnDemandDataWarehouse& 
     m_eagerCopiesLeft[f] = graph.fills[f].eagerCopies;
 }
 
-GhostExchange::~GhostExchange() { abandon(); }
+GhostExchange::~GhostExchange() {
+  abandon();
+}
 
 void GhostExchange::abandon() {
   if (m_completed) return;
   m_completed = true;
-  // Receives no message matched yet are cancelled. What is still in flight
-  // after that (a matched receive whose data is landing, a send its
-  // receiver gave up on) keeps its buffers, set aside until MPI is done.
-  for (MPI_Request& request : m_recvRequests) {
-    if (request == MPI_REQUEST_NULL) continue;
-    int done = 0;
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (!done) MPI_Cancel(&request);
-  }
-  std::vector<MPI_Request> inFlight;
-  for (std::vector<MPI_Request>* requests : {&m_recvRequests, &m_sendRequests}) {
-    for (MPI_Request& request : *requests) {
-      int done = 0;
-      if (request != MPI_REQUEST_NULL) MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-      if (request != MPI_REQUEST_NULL) inFlight.push_back(std::exchange(request, MPI_REQUEST_NULL));
-    }
-  }
-  m_buffers.setAside(std::move(inFlight));
+  // What is still in flight keeps its buffers, set aside until MPI is done.
+  m_buffers.setAside(cancelAndCollect(m_recvRequests, m_sendRequests));
 }
 
-const Patch& GhostExchange::patch(int id) const { return m_graph.grid->patchById(id); }
+const Patch& GhostExchange::patch(int id) const {
+  return m_graph.grid->patchById(id);
+}
 
 std::int64_t GhostExchange::flowId(const Message& message, int source, int destination) const {
   const std::int64_t phases = static_cast<std::int64_t>(m_graph.tasks.size()) + 1;
@@ -74,13 +64,7 @@ std::int64_t GhostExchange::flowId(const Message& message, int source, int desti
 
 void GhostExchange::start(bool deferInitialSends) {
   const CommTimer timer(m_context);
-  const auto chunkOffsets = [&](const std::vector<Message>& messages) {
-    std::vector<std::size_t> first(messages.size() + 1, 0);
-    for (std::size_t m = 0; m < messages.size(); ++m)
-      first[m + 1] = first[m] + chunkCount(messages[m].bytes, m_chunkBytes);
-    return first;
-  };
-  m_recvFirst = chunkOffsets(m_graph.receives);
+  m_recvFirst = chunkOffsets(m_graph.receives, m_chunkBytes);
   m_recvRequests.assign(m_recvFirst.back(), MPI_REQUEST_NULL);
   m_recvDone.assign(m_graph.receives.size(), false);
   for (std::size_t r = 0; r < m_graph.receives.size(); ++r) {
@@ -88,7 +72,7 @@ void GhostExchange::start(bool deferInitialSends) {
     postChunkedReceive(m_buffers.receives[r].data(), message.bytes, m_chunkBytes, message.peer,
                        mpiTag(message), m_comm.get(), &m_recvRequests[m_recvFirst[r]]);
   }
-  m_sendFirst = chunkOffsets(m_graph.sends);
+  m_sendFirst = chunkOffsets(m_graph.sends, m_chunkBytes);
   m_sendRequests.assign(m_sendFirst.back(), MPI_REQUEST_NULL);
   m_sendPosted.assign(m_graph.sends.size(), false);
   m_sendDone.assign(m_graph.sends.size(), false);
@@ -100,8 +84,7 @@ void GhostExchange::start(bool deferInitialSends) {
 
 void GhostExchange::postInitialSends() {
   for (std::size_t s = 0; s < m_graph.sends.size(); ++s) {
-    if (m_graph.sends[s].producers.empty() && !m_sendPosted[s])
-      postSend(static_cast<int>(s));
+    if (m_graph.sends[s].producers.empty() && !m_sendPosted[s]) postSend(static_cast<int>(s));
   }
 }
 
@@ -166,15 +149,8 @@ bool GhostExchange::progress() {
   const CommTimer timer(m_context);
   bool progressed = false;
   // All of a message's chunks, tested at once (one request, almost always).
-  const auto arrived = [](std::vector<MPI_Request>& requests, std::size_t first,
-                          std::size_t last) {
-    int done = 0;
-    TESSERA_MPI_CHECK(MPI_Testall(static_cast<int>(last - first), &requests[first], &done,
-                                  MPI_STATUSES_IGNORE));
-    return done != 0;
-  };
   for (std::size_t r = 0; r < m_recvDone.size(); ++r) {
-    if (m_recvDone[r] || !arrived(m_recvRequests, m_recvFirst[r], m_recvFirst[r + 1])) continue;
+    if (m_recvDone[r] || !allArrived(m_recvRequests, m_recvFirst[r], m_recvFirst[r + 1])) continue;
     m_recvDone[r] = true;
     progressed = true;
     const Message& message = m_graph.receives[r];
@@ -184,13 +160,13 @@ bool GhostExchange::progress() {
       // A short slice for the arrow to end in.
       const double at = m_context.trace->now();
       m_context.trace->slice("message arrived", "comm", at, 0.5);
-      m_context.trace->flow(TraceEvent::Kind::FlowEnd,
-                            flowId(message, message.peer, m_comm.rank()), at);
+      m_context.trace->flow(TraceEvent::Kind::FlowEnd, flowId(message, message.peer, m_comm.rank()),
+                            at);
     }
   }
   for (std::size_t s = 0; s < m_sendDone.size(); ++s) {
     if (!m_sendPosted[s] || m_sendDone[s]) continue;
-    if (arrived(m_sendRequests, m_sendFirst[s], m_sendFirst[s + 1])) m_sendDone[s] = true;
+    if (allArrived(m_sendRequests, m_sendFirst[s], m_sendFirst[s + 1])) m_sendDone[s] = true;
   }
   return progressed;
 }

@@ -215,6 +215,25 @@ class GraphBuilder {
     }
   }
 
+  // `node` contributes to the reduction of `label`: the reduction waits for it.
+  void contributeTo(const VarLabel* label, DetailedTask& node) {
+    DetailedTask& reducer =
+        m_graph.detailedTasks[static_cast<std::size_t>(m_reductionNode.at(label))];
+    if (std::find(reducer.contributors.begin(), reducer.contributors.end(), node.id) ==
+        reducer.contributors.end())
+      reducer.contributors.push_back(node.id);
+    addPredecessor(reducer, node.id);
+  }
+
+  // `node` reads the reduced `label` from NewDW: it waits for the reduction.
+  void afterReduction(const VarLabel* label, DetailedTask& node, const Task& task) {
+    auto found = m_reductionNode.find(label);
+    TESSERA_REQUIRE_THROWS(found != m_reductionNode.end(),
+                           "task '" << task.name() << "' requires reduction '" << label->name()
+                                    << "' from NewDW, but no task computes it");
+    addPredecessor(node, found->second);
+  }
+
   // An index task's reductions (its blocks are linkBlockTasks'): it
   // contributes to those it computes, and waits for those it reads.
   void linkReductions(DetailedTask& node) {
@@ -222,17 +241,9 @@ class GraphBuilder {
     for (const Task::Dependency& dep : task.dependencies()) {
       if (dep.label->kind() != VarKind::Reduction) continue;
       if (dep.access == Task::Access::Computes) {
-        DetailedTask& reducer =
-            m_graph.detailedTasks[static_cast<std::size_t>(m_reductionNode.at(dep.label))];
-        reducer.contributors.push_back(node.id);
-        addPredecessor(reducer, node.id);
+        contributeTo(dep.label, node);
       } else if (dep.dw == Task::NewDW) {
-        auto found = m_reductionNode.find(dep.label);
-        TESSERA_REQUIRE_THROWS(found != m_reductionNode.end(),
-                               "task '" << task.name() << "' requires reduction '"
-                                        << dep.label->name()
-                                        << "' from NewDW, but no task computes it");
-        addPredecessor(node, found->second);
+        afterReduction(dep.label, node, task);
       }
     }
   }
@@ -244,14 +255,7 @@ class GraphBuilder {
     for (const Task::Dependency& dep : task.dependencies()) {
       const bool reduction = dep.label->kind() == VarKind::Reduction;
       if (dep.access == Task::Access::Computes) {
-        if (reduction) {
-          DetailedTask& reducer =
-              m_graph.detailedTasks[static_cast<std::size_t>(m_reductionNode.at(dep.label))];
-          if (std::find(reducer.contributors.begin(), reducer.contributors.end(), node.id) ==
-              reducer.contributors.end())
-            reducer.contributors.push_back(node.id);
-          addPredecessor(reducer, node.id);
-        }
+        if (reduction) contributeTo(dep.label, node);
         continue;
       }
       if (dep.dw == Task::OldDW) {
@@ -259,12 +263,7 @@ class GraphBuilder {
         continue;
       }
       if (reduction) {
-        auto found = m_reductionNode.find(dep.label);
-        TESSERA_REQUIRE_THROWS(found != m_reductionNode.end(),
-                               "task '" << task.name() << "' requires reduction '"
-                                        << dep.label->name()
-                                        << "' from NewDW, but no task computes it");
-        addPredecessor(node, found->second);
+        afterReduction(dep.label, node, task);
         continue;
       }
       addPredecessor(node, localNode(writerFor(dep.label, patch, node.taskIndex, task), patchId));
