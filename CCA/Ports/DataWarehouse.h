@@ -115,9 +115,7 @@ class DataWarehouse {
   template <class T, template <class> class Op>
   void put(const ReductionVariable<T, Op>& contribution, const VarLabel* label,
            const Patch& patch) {
-    checkType<ReductionVariable<T, Op>>(label, "put");
-    const auto value = contribution.contribution();
-    putReductionContribution(label, patch.id(), reinterpret_cast<const std::byte*>(&value));
+    put(contribution, label, patch.id());
   }
   // The combined value over all patches and ranks.
   template <class V>
@@ -175,9 +173,7 @@ class DataWarehouse {
                            "getBlock: " << resolved << " of '" << label->name()
                                         << "' is neither held nor brought to this rank in "
                                         << name() << " (did the task declare it in requiresBlocks?)");
-    // An arrived part's extent is the part's own.
-    const BlockExtent& e = arrived->extent();
-    return {reinterpret_cast<const T*>(arrived->data()), e.rows, e.cols, e.row0, e.col0};
+    return readView<T>(*arrived);  // an arrived part's extent is the part's own
   }
   // The sum of the parts the task at `index` listed in requiresBlockSum,
   // combined by the runtime in the order listed (the same bits whatever
@@ -190,8 +186,7 @@ class DataWarehouse {
                                                << label->name() << "' for index " << index
                                                << " in " << name()
                                                << " (did the task declare requiresBlockSum?)");
-    const BlockExtent& e = sum->extent();
-    return {reinterpret_cast<const T*>(sum->data()), e.rows, e.cols, e.row0, e.col0};
+    return readView<T>(*sum);
   }
   // Puts the storage `from` holds for `block` into this warehouse, without
   // copying: state a step reads but does not change (a GEMM's A and B).

@@ -189,14 +189,10 @@ void Gemm::scheduleTimeAdvance(const Level& level, Scheduler& sched) {
           }));
       task.requiresBlocks(Task::OldDW, m_a,
                           [&blocks, round, product](int q) {
-                            const gemm::GridCell c = blocks.plan().cell(q);
-                            return std::vector<BlockRef>{
-                                blocks.aBlock(c.i, c.l, round, blocks.aSliceOf(q, product))};
+                            return std::vector<BlockRef>{blocks.aBlockOf(q, round, product)};
                           })
           .requiresBlocks(Task::OldDW, m_b, [&blocks, round, product](int q) {
-            const gemm::GridCell c = blocks.plan().cell(q);
-            return std::vector<BlockRef>{
-                blocks.bBlock(c.l, round, c.j, blocks.bSliceOf(q, product))};
+            return std::vector<BlockRef>{blocks.bBlockOf(q, round, product)};
           });
       if (round == 0 && product == 0) {
         task.computesBlocks(target, own);
@@ -282,10 +278,8 @@ void Gemm::multiplyProduct(int round, int product, int q, const DataWarehouse& o
   }
   // Otherwise each A slice's rows start with its first product of round 0.
   const bool accumulate = scaleOld || round > 0 || product % plan().grid.pm != 0;
-  const ConstBlockView<double> a = oldDW.getBlock<double>(
-      m_a, blocks.aBlock(cell.i, cell.l, round, blocks.aSliceOf(q, product)));
-  const ConstBlockView<double> b = oldDW.getBlock<double>(
-      m_b, blocks.bBlock(cell.l, round, cell.j, blocks.bSliceOf(q, product)));
+  const ConstBlockView<double> a = oldDW.getBlock<double>(m_a, blocks.aBlockOf(q, round, product));
+  const ConstBlockView<double> b = oldDW.getBlock<double>(m_b, blocks.bBlockOf(q, round, product));
   const std::int64_t k0 = b.row0 - plan().inner(cell.l, round).begin;
   const std::int64_t row0 = a.row0 - plan().rows(cell.i).begin;
   gemm::multiply(m_local, exec, direct() ? m_alpha : 1.0, {a.data + k0, a.rows, b.rows, a.cols},

@@ -75,6 +75,16 @@ int GemmLayout::bSliceOf(int q, int product) const {
   return (m_plan.cell(q).i + product % m_plan.grid.pm) % m_plan.grid.pm;
 }
 
+int GemmLayout::aBlockOf(int q, int round, int product) const {
+  const GridCell c = m_plan.cell(q);
+  return aBlock(c.i, c.l, round, aSliceOf(q, product));
+}
+
+int GemmLayout::bBlockOf(int q, int round, int product) const {
+  const GridCell c = m_plan.cell(q);
+  return bBlock(c.l, round, c.j, bSliceOf(q, product));
+}
+
 std::vector<BlockRef> GemmLayout::aRound(int q, int round) const {
   const GridCell c = m_plan.cell(q);
   std::vector<BlockRef> refs;

@@ -42,6 +42,9 @@ class GemmLayout {
   int numProducts() const { return m_plan.grid.pn * m_plan.grid.pm; }
   int aSliceOf(int q, int product) const;
   int bSliceOf(int q, int product) const;
+  // The A and B blocks product `product` of `round` reads on rank q.
+  int aBlockOf(int q, int round, int product) const;
+  int bBlockOf(int q, int round, int product) const;
   std::vector<BlockRef> aRound(int q, int round) const;  // the pn slices of A_{i,lr}
   std::vector<BlockRef> bRound(int q, int round) const;  // the pm slices of B_{lr,j}
   std::vector<BlockRef> partialSlices(int q) const;      // slice l of P(i, j, l') for every l'

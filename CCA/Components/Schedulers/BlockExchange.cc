@@ -135,8 +135,7 @@ void BlockExchange::postSend(int index) {
   postChunkedSend(data, message.bytes, m_chunkBytes, message.peer, mpiTag(message), m_comm.get(),
                   &m_sendRequests[m_sendFirst[s]]);
   m_sendPosted[s] = true;
-  ++m_context.stats.messagesSent;
-  m_context.stats.bytesSent += static_cast<std::int64_t>(message.bytes);
+  m_context.sent(message.bytes);
 }
 
 void BlockExchange::taskFinished(const DetailedTask& task) {
@@ -160,14 +159,7 @@ bool BlockExchange::progress() {
     m_recvDone[r] = true;
     progressed = true;
     const BlockMessage& message = m_graph.blockReceives[r];
-    ++m_context.stats.messagesReceived;
-    m_context.stats.bytesReceived += static_cast<std::int64_t>(message.bytes);
-    if (m_context.trace) {
-      const double at = m_context.trace->now();
-      m_context.trace->slice("block arrived", "comm", at, 0.5);
-      m_context.trace->flow(TraceEvent::Kind::FlowEnd, flowId(message, message.peer, m_comm.rank()),
-                            at);
-    }
+    m_context.arrived(message.bytes, "block arrived", flowId(message, message.peer, m_comm.rank()));
   }
   for (std::size_t s = 0; s < m_sendDone.size(); ++s) {
     if (!m_sendPosted[s] || m_sendDone[s]) continue;

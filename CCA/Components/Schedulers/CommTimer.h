@@ -7,6 +7,8 @@
 #include "Core/Util/Timer.h"
 #include "Core/Util/Trace.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 
 namespace tessera {
@@ -17,6 +19,22 @@ struct CommContext {
   SchedulerStats& stats;
   std::function<bool()> deviceBusy;  // empty: no device (host mode)
   TraceTrack* trace = nullptr;
+
+  // A message of `bytes` posted: counted.
+  void sent(std::size_t bytes) {
+    ++stats.messagesSent;
+    stats.bytesSent += static_cast<std::int64_t>(bytes);
+  }
+  // A message of `bytes` found complete: counted, and traced as a short
+  // slice `what` for the arrow `flow` (from its send) to end in.
+  void arrived(std::size_t bytes, const char* what, std::int64_t flow) {
+    ++stats.messagesReceived;
+    stats.bytesReceived += static_cast<std::int64_t>(bytes);
+    if (!trace) return;
+    const double at = trace->now();
+    trace->slice(what, "comm", at, 0.5);
+    trace->flow(TraceEvent::Kind::FlowEnd, flow, at);
+  }
 };
 
 class CommTimer {

@@ -140,8 +140,7 @@ void GhostExchange::postSend(int index) {
   postChunkedSend(buffer.data(), message.bytes, m_chunkBytes, message.peer, mpiTag(message),
                   m_comm.get(), &m_sendRequests[m_sendFirst[s]]);
   m_sendPosted[s] = true;
-  ++m_context.stats.messagesSent;
-  m_context.stats.bytesSent += static_cast<std::int64_t>(message.bytes);
+  m_context.sent(message.bytes);
 }
 
 bool GhostExchange::progress() {
@@ -154,15 +153,8 @@ bool GhostExchange::progress() {
     m_recvDone[r] = true;
     progressed = true;
     const Message& message = m_graph.receives[r];
-    ++m_context.stats.messagesReceived;
-    m_context.stats.bytesReceived += static_cast<std::int64_t>(message.bytes);
-    if (m_context.trace) {
-      // A short slice for the arrow to end in.
-      const double at = m_context.trace->now();
-      m_context.trace->slice("message arrived", "comm", at, 0.5);
-      m_context.trace->flow(TraceEvent::Kind::FlowEnd, flowId(message, message.peer, m_comm.rank()),
-                            at);
-    }
+    m_context.arrived(message.bytes, "message arrived",
+                      flowId(message, message.peer, m_comm.rank()));
   }
   for (std::size_t s = 0; s < m_sendDone.size(); ++s) {
     if (!m_sendPosted[s] || m_sendDone[s]) continue;

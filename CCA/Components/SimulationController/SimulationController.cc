@@ -84,9 +84,7 @@ std::uint64_t digestBlocks(const VarLabel* label, const OnDemandDataWarehouse& d
     const auto data = dw.findBlock(label, b);
     TESSERA_REQUIRE_THROWS(data != nullptr, "state variable '" << label->name() << "' block " << b
                                                                << " is missing at the end of the run");
-    const ConstBlockView<double> block{reinterpret_cast<const double*>(data->data()),
-                                       data->extent().rows, data->extent().cols,
-                                       data->extent().row0, data->extent().col0};
+    const ConstBlockView<double> block = readView<double>(*data);
     for (std::int64_t i = 0; i < block.rows; ++i)
       for (std::int64_t j = 0; j < block.cols; ++j)
         digest += cellDigest(static_cast<int>(block.row0 + i), static_cast<int>(block.col0 + j), 0,

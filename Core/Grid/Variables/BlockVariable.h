@@ -86,6 +86,13 @@ struct BlockView {
 template <class T>
 using ConstBlockView = BlockView<const T>;
 
+// All of `data` (a block, a part that arrived, a sum), read-only.
+template <class T>
+ConstBlockView<T> readView(const BlockData& data) {
+  const BlockExtent& e = data.extent();
+  return {reinterpret_cast<const T*>(data.data()), e.rows, e.cols, e.row0, e.col0};
+}
+
 template <class T>
 class BlockVariable {
  public:
