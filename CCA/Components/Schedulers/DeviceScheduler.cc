@@ -18,9 +18,24 @@ namespace {
 // otherwise only the device (or the watchdog's period) wakes it.
 constexpr auto kPollWhileComputing = std::chrono::microseconds(100);
 constexpr auto kWaitWhileComputing = std::chrono::microseconds(20000);
-// acc.async keeps up to this many tasks queued on the device, so that short
-// tasks run back to back while the control thread catches up.
-constexpr int kQueueDepth = 8;
+// acc.async keeps about this much work queued on the device, so that short
+// tasks run back to back instead of waiting for a hand-over each (on one
+// core a hand-over is a thread switch), while a task that becomes ready
+// and urgent later (it feeds another rank) waits behind at most this much.
+constexpr double kQueuedSeconds = 200e-6;
+// The depth before the device has run anything, and its bounds.
+constexpr int kFirstQueueDepth = 8;
+constexpr int kMinQueueDepth = 2;
+constexpr int kMaxQueueDepth = 256;
+
+// How many tasks of the device's mean duration so far make kQueuedSeconds.
+int queueDepth(const DeviceThread& device) {
+  const std::int64_t ran = device.tasksRun();
+  if (ran == 0) return kFirstQueueDepth;
+  const double mean = device.busySeconds() / static_cast<double>(ran);
+  if (mean * kMaxQueueDepth <= kQueuedSeconds) return kMaxQueueDepth;
+  return std::max(kMinQueueDepth, static_cast<int>(kQueuedSeconds / mean));
+}
 }  // namespace
 
 class DeviceScheduler::ControlLoop {
@@ -210,8 +225,9 @@ class DeviceScheduler::ControlLoop {
       return true;
     }
     bool queued = false;
+    const int depth = queueDepth(m_device);
     for (auto it = m_readyDevice.begin();
-         it != m_readyDevice.end() && m_device.inFlight() < kQueueDepth;) {
+         it != m_readyDevice.end() && m_device.inFlight() < depth;) {
       const int id = it->second;
       if (!m_state.inputsArrived(node(id))) {
         ++it;
@@ -247,7 +263,7 @@ class DeviceScheduler::ControlLoop {
 };
 
 DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptions& options,
-                               Mode mode)
+                                 Mode mode)
     : GraphScheduler(world,
                      [&] {
                        SchedulerOptions tiled = options;
@@ -289,7 +305,7 @@ void DeviceScheduler::controlThread() {
 }
 
 void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
-                             OnDemandDataWarehouse& newDW) {
+                              OnDemandDataWarehouse& newDW) {
   SchedulerStats controlStats;
   SchedulerStats deviceStats;
   const double busyBefore = m_device.busySeconds();

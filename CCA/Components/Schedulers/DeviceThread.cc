@@ -47,7 +47,9 @@ void DeviceThread::serve() {
     } catch (...) {
       failure = std::current_exception();
     }
-    m_busySeconds += timer.seconds();
+    m_busyNanoseconds.fetch_add(static_cast<std::int64_t>(timer.seconds() * 1e9),
+                                std::memory_order_relaxed);
+    m_tasksRun.fetch_add(1, std::memory_order_relaxed);
     lock.lock();
     if (failure) {
       // The tasks behind a failed one never run: the control thread

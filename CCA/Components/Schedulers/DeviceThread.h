@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -56,12 +57,14 @@ class DeviceThread {
   // Lets a closed executor serve again: the device and control threads of
   // a scheduler live for the whole run and serve one graph at a time.
   void reopen();
-  // Seconds the device spent running tasks.
-  double busySeconds() const { return m_busySeconds; }
+  // Seconds the device spent running tasks, and how many it ran (both
+  // readable from the control thread while the device runs).
+  double busySeconds() const { return 1e-9 * static_cast<double>(m_busyNanoseconds.load()); }
+  std::int64_t tasksRun() const { return m_tasksRun.load(); }
 
  private:
   std::mutex m_mutex;
-  std::condition_variable m_wake;      // the device: work or close
+  std::condition_variable m_wake;        // the device: work or close
   std::condition_variable m_finishedCv;  // the control thread: a task finished
   std::function<void(int)> m_runner;
   std::deque<int> m_queue;
@@ -72,7 +75,8 @@ class DeviceThread {
   std::atomic<int> m_inFlight{0};
   std::exception_ptr m_failure;  // the first failure not yet collected
   int m_failedUncollected = 0;   // failed tasks not yet collected by poll()
-  double m_busySeconds = 0.0;
+  std::atomic<std::int64_t> m_busyNanoseconds{0};
+  std::atomic<std::int64_t> m_tasksRun{0};
 };
 
 }  // namespace tessera

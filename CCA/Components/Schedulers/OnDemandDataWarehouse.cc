@@ -353,11 +353,10 @@ std::size_t OnDemandDataWarehouse::numBlocks() const {
 
 std::vector<const VarLabel*> OnDemandDataWarehouse::gridLabels() const {
   std::lock_guard<std::mutex> lock(m_mutex);
-  std::vector<const VarLabel*> labels;
-  for (const auto& entry : m_grid) {
-    if (labels.empty() || labels.back() != entry.first.first) labels.push_back(entry.first.first);
-  }
-  return labels;
+  std::set<const VarLabel*> labels;
+  for (const auto& entry : m_grid)
+    labels.insert(entry.first.first);
+  return {labels.begin(), labels.end()};
 }
 
 std::size_t OnDemandDataWarehouse::numGridVariables() const {

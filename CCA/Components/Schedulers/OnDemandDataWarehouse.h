@@ -3,6 +3,7 @@
 // on demand by the tasks that compute them. Thread-safe: tasks on several
 // threads may put and get at once.
 
+#include "CCA/Components/Schedulers/LabelKey.h"
 #include "CCA/Components/Schedulers/VariablePool.h"
 #include "CCA/Ports/DataWarehouse.h"
 #include "Core/Util/ExactSum.h"
@@ -96,6 +97,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   void setPool(std::shared_ptr<VariablePool> pool) { m_pool = std::move(pool); }
   // Drops every variable whose label is not in `keep`.
   void retainOnly(const std::set<const VarLabel*>& keep);
+  // The labels of the grid variables held, in label (pointer) order.
   std::vector<const VarLabel*> gridLabels() const;
   std::size_t numGridVariables() const;
 
@@ -105,7 +107,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   template <class Drop>
   void handBackBlocks(const Drop& drop);
   // (label, patch id), or (label, group storage key) for a group's storage.
-  using Key = std::pair<const VarLabel*, int>;
+  using Key = LabelKey;
   std::string m_role;
   int m_timestep;
   double m_time;
@@ -113,7 +115,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   mutable std::mutex m_mutex;
   // Mutable: gathering a group's patches into one allocation (findGroupVariable)
   // changes where the values live, not what they are.
-  mutable std::map<Key, std::shared_ptr<GridVariableBase>> m_grid;
+  mutable LabelKeyMap<std::shared_ptr<GridVariableBase>> m_grid;
   std::map<const VarLabel*, int> m_ghostLayers;
   // A reduction value lives in the map node (no allocation of its own).
   struct Contribution {
@@ -121,8 +123,8 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   };
   std::map<const VarLabel*, std::map<int, Contribution>> m_contributions;
   std::map<const VarLabel*, std::vector<std::byte>> m_reduced;
-  std::map<Key, std::any> m_perPatch;
-  std::map<Key, std::pair<int, Ghost::Type>> m_localGhostsFilled;
+  LabelKeyMap<std::any> m_perPatch;
+  LabelKeyMap<std::pair<int, Ghost::Type>> m_localGhostsFilled;
   std::shared_ptr<VariablePool> m_pool;
   std::shared_ptr<const BlockLayouts> m_blockLayouts;
   std::map<Key, std::shared_ptr<BlockData>> m_blocks;  // (label, block id)

@@ -6,6 +6,7 @@
 // the warehouses of one run; thread-safe (tasks allocate on the device
 // thread while the control thread retires a warehouse).
 
+#include "CCA/Components/Schedulers/LabelKey.h"
 #include "Core/Grid/Box.h"
 #include "Core/Grid/VarLabel.h"
 #include "Core/Grid/Variables/BlockVariable.h"
@@ -42,11 +43,10 @@ class VariablePool {
   std::size_t size() const;
 
  private:
-  using Key = std::pair<const VarLabel*, int>;
   mutable std::mutex m_mutex;
-  std::map<Key, std::shared_ptr<GridVariableBase>> m_grid;
-  std::map<Key, std::any> m_perPatch;
-  std::map<Key, std::shared_ptr<BlockData>> m_blocks;
+  LabelKeyMap<std::shared_ptr<GridVariableBase>> m_grid;
+  LabelKeyMap<std::any> m_perPatch;
+  LabelKeyMap<std::shared_ptr<BlockData>> m_blocks;
 };
 
 }  // namespace tessera
