@@ -108,7 +108,8 @@ int runSus(const Options& options, const std::vector<std::string>& commandLine,
   registerComponents(components);
   // Every rank reads the deck; they agree on it before anything collective.
   const ProblemSpec deck = agreeOn(world, [&] {
-    if (!options.restartDir.empty() && !std::filesystem::exists(options.restartDir + "/index.yaml")) {
+    if (!options.restartDir.empty() &&
+        !std::filesystem::exists(options.restartDir + "/index.yaml")) {
       throw InputError("'" + options.restartDir +
                        "' is not a Tessera run directory (it has no index.yaml); give the "
                        "directory a run wrote, e.g. burgers.tsa");
@@ -149,7 +150,8 @@ int reportFailure(const tessera::Communicator& world, const std::string& what, b
   if (agreed || world.size() == 1) {
     // One write per message: the ranks' stderr reach mpirun's as they come,
     // and pieces of two ranks' messages would interleave.
-    if (world.isRoot()) std::cerr << (std::string("sus: ") + kind + ": " + what + "\n") << std::flush;
+    if (world.isRoot())
+      std::cerr << (std::string("sus: ") + kind + ": " + what + "\n") << std::flush;
     return code;
   }
   std::cerr << (std::string("sus: ") + kind + " on rank " + std::to_string(world.rank()) + ": " +
@@ -175,18 +177,23 @@ int main(int argc, char** argv) {
          "--nthreads,--threads", options.threads,
          "device (Kokkos) threads per rank; default scheduler.device_threads, else OMP_NUM_THREADS")
       ->check(tessera::kPositive);
-  app.add_option("--scheduler", options.scheduler, "host, sync or async (overrides scheduler.type)")
-      ->check(CLI::IsMember({"host", "sync", "async"}));
+  app.add_option("--scheduler", options.scheduler,
+                 "host, sync or async (overrides scheduler.type); a list such as "
+                 "host,sync,async runs the timesteps in turn in each mode (to compare them)")
+      ->check(tessera::kSchedulerModes);
   app.add_option("--stats", options.statsFile, "write per-timestep statistics as JSON lines");
-  app.add_option("--trace", options.traceFile,
-                 "write a timeline of the run (Chrome trace-event JSON: Perfetto, chrome://tracing)");
+  app.add_option(
+      "--trace", options.traceFile,
+      "write a timeline of the run (Chrome trace-event JSON: Perfetto, chrome://tracing)");
   app.add_option("--record", options.recordFile,
                  "write the run record (JSON: deck as run, digests, reductions, analysis, times, "
                  "memory) to FILE; run directories get one as result.json");
-  app.add_option("--restart", options.restartDir,
-                 "continue the run in RUN_DIR from its newest usable checkpoint (deck: RUN_DIR/input.yaml)")
+  app.add_option(
+         "--restart", options.restartDir,
+         "continue the run in RUN_DIR from its newest usable checkpoint (deck: RUN_DIR/input.yaml)")
       ->check(CLI::ExistingDirectory);
-  app.add_option("--checkpoint", options.restartCheckpoint, "with --restart: the checkpoint's timestep")
+  app.add_option("--checkpoint", options.restartCheckpoint,
+                 "with --restart: the checkpoint's timestep")
       ->check(tessera::kNonNegative);
   app.add_option("--log-level", options.logLevel, "error, warning, info or debug")
       ->check(CLI::IsMember({"error", "warning", "info", "debug"}));
@@ -199,7 +206,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     if (options.deck.empty() && options.restartDir.empty()) throw CLI::RequiredError("deck");
     if (!options.deck.empty() && !options.restartDir.empty()) {
-      throw CLI::ValidationError("--restart", "takes the deck from the run directory: give no deck");
+      throw CLI::ValidationError("--restart",
+                                 "takes the deck from the run directory: give no deck");
     }
     if (options.restartCheckpoint >= 0 && options.restartDir.empty()) {
       throw CLI::ValidationError("--checkpoint", "needs --restart");

@@ -4,22 +4,31 @@ acc.async; Table III) on this machine with the Burgers deck.
 
 For each patch shape, rank count and (on 2 ranks) load balancer (SFC, and
 round robin, which puts every neighbour on the other rank: the most
-communication to hide) it runs sus in the three modes, interleaved, and
-reports the async improvement (T_sync - T_async) / T_async and how far the
-slowest mode is from the fastest. Writes a JSON file and, when matplotlib
-is available (Debian: python3-matplotlib), a PNG chart.
+communication to hide) it compares the three modes within single runs:
+`sus --scheduler host,sync,async` runs the timesteps in turn in each mode
+(one round = one timestep of each), on one grid, one warehouse and the same
+field, so every mode meets the same state of this shared machine. Each
+run's rotation order is the next permutation of the three modes (a mode's
+cost cannot hide in what the previous step's mode left behind).
 
-T is the steady time per timestep: each run's median of the per-timestep
-wall_seconds in `sus --stats` (rank 0), then the median over --runs runs.
-This machine is shared: a run's whole-loop time swings by 30-50 % with the
-neighbours' load (whole steps of 5-18 ms among steps of 2-3 ms), which no
-scheduler causes and 5 runs cannot average away; the median step of a run
-is what the scheduler costs, and the whole-loop time (ms per timestep as
-sus prints it) is reported beside it. The JSON also gives the noise floor:
-for each mode the spread (max/min - 1) of its runs' steady times.
+Per round it takes each mode's timestep wall time (sus --stats, rank 0) and
+the ratios within the round; reported are the medians over the rounds of
+all runs (the first round of each run left out, as warm-up):
+  - each mode's time relative to host's;
+  - the async improvement T_sync / T_async - 1;
+  - how far the slowest mode is from the fastest;
+and, beside them, each mode's median time per timestep. Whole runs in one
+mode, interleaved, cannot resolve 5 % here: a run's time swings by 20-50 %
+with the neighbours' load, which no scheduler causes (see
+docs/benchmarks.md). The digest of every run must equal that of a plain
+host run, which the script makes once per case.
 
-usage: scripts/bench/scheduler_variants.py [--runs 5] [--ranks 1,2] [--steps 100]
-       [--resolution 128] [--shapes 16x16x64,32x32x32] [--out bench-results]
+Writes a JSON file and, when matplotlib is available (Debian:
+python3-matplotlib), a PNG chart.
+
+usage: scripts/bench/scheduler_variants.py [--runs 5] [--ranks 1,2] [--rounds 60]
+       [--resolution 128] [--shapes 16x16x64,32x32x32] [--balancers sfc,round_robin]
+       [--out bench-results]
 A benchmark, not a test: it asserts nothing about time.
 """
 import json
@@ -29,6 +38,7 @@ import re
 import statistics
 import subprocess
 import sys
+import itertools
 import tempfile
 
 from benchlib import mpirun, parser, pyplot
@@ -39,12 +49,12 @@ PAPER_NAMES = {"host": "host.sync", "sync": "acc.sync", "async": "acc.async"}
 PATCH_SHAPES = [(16, 16, 64), (32, 32, 32), (32, 32, 64), (64, 64, 64), (64, 64, 128)]
 
 
-def run_once(args, scratch, mode, ranks, threads, layout, balancer):
-    """(steady ms per step, whole-loop ms per step, overlap %, digest) of one run."""
-    stats = pathlib.Path(scratch) / f"stats-{mode}-{ranks}.jsonl"
+def run_sus(args, scratch, scheduler, ranks, threads, layout, balancer, steps):
+    """(per-timestep stats lines of rank 0, digest, overlap %) of one run."""
+    stats = pathlib.Path(scratch) / "stats.jsonl"
     cmd = mpirun(ranks) + [
-        str(args.build / "StandAlone" / "sus"), "--quiet", "--scheduler", mode,
-        "--nthreads", str(threads), "--max-timesteps", str(args.steps), "--stats", str(stats),
+        str(args.build / "StandAlone" / "sus"), "--quiet", "--scheduler", scheduler,
+        "--nthreads", str(threads), "--max-timesteps", str(steps), "--stats", str(stats),
         "--set", f"grid.level.resolution=[{args.resolution},{args.resolution},{args.resolution}]",
         "--set", "grid.level.patches=[{},{},{}]".format(*layout),
         "--set", f"load_balancer.type={balancer}", str(args.deck)]
@@ -52,53 +62,61 @@ def run_once(args, scratch, mode, ranks, threads, layout, balancer):
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
         sys.exit(f"sus failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
-    walls = [json.loads(line)["wall_seconds"] for line in stats.read_text().splitlines()
-             if line.strip()]
+    lines = [json.loads(line) for line in stats.read_text().splitlines() if line.strip()]
     stats.unlink()
-    if len(walls) != args.steps:
-        sys.exit(f"{' '.join(cmd)}: {len(walls)} timesteps in its statistics, expected {args.steps}")
-    loop = float(re.search(r"([0-9.]+) ms per timestep", done.stdout).group(1))
-    overlap = float(re.search(r"overlapped with device work ([0-9.]+) %", done.stdout).group(1))
+    if len(lines) != steps:
+        sys.exit(f"{' '.join(cmd)}: {len(lines)} timesteps in its statistics, expected {steps}")
     digest = re.search(r"^digest u (\w+)", done.stdout, re.M).group(1)
-    return 1e3 * statistics.median(walls), loop, overlap, digest
+    return lines, digest
 
 
 def measure(args, scratch, ranks, threads, balancer, shape):
-    """One case: --runs runs of each mode, interleaved (one of each in turn)."""
+    """One case: --runs rotating runs of --rounds rounds each."""
     layout = tuple(args.resolution // s for s in shape)
     row = {"ranks": ranks, "device_threads": threads, "patch": "x".join(map(str, shape)),
            "balancer": balancer, "layout": layout, "cells": args.resolution ** 3}
-    samples = {mode: [] for mode in MODES}
-    for _ in range(args.runs):
-        for mode in MODES:
-            samples[mode].append(run_once(args, scratch, mode, ranks, threads, layout, balancer))
+    steps = len(MODES) * args.rounds
+    _, reference = run_sus(args, scratch, "host", ranks, threads, layout, balancer, steps)
+    orders = itertools.cycle(itertools.permutations(MODES))
+    times = {mode: [] for mode in MODES}          # seconds, every measured round
+    overlap = {mode: [] for mode in MODES}
     digests = set()
+    for _ in range(args.runs):
+        order = next(orders)
+        lines, digest = run_sus(args, scratch, ",".join(order), ranks, threads, layout, balancer,
+                                steps)
+        digests.add(digest)
+        for first in range(len(MODES), len(lines), len(MODES)):  # round 0: warm-up
+            for line in lines[first:first + len(MODES)]:
+                times[line["scheduler"]].append(line["wall_seconds"])
+                overlap[line["scheduler"]].append(line["overlap_fraction"])
+    rounds = len(times["host"])
     for mode in MODES:
-        steady = [s[0] for s in samples[mode]]
-        row[f"{mode}_ms_per_step"] = statistics.median(steady)
-        row[f"{mode}_ms_samples"] = steady
-        row[f"{mode}_spread_percent"] = 100.0 * (max(steady) / min(steady) - 1.0)
-        row[f"{mode}_loop_ms_per_step"] = statistics.median(s[1] for s in samples[mode])
-        row[f"{mode}_loop_ms_samples"] = [s[1] for s in samples[mode]]
-        row[f"{mode}_overlap_percent"] = statistics.median(s[2] for s in samples[mode])
-        digests.update(s[3] for s in samples[mode])
-    row["digests_identical"] = len(digests) == 1
-    row["async_improvement_percent"] = 100.0 * (row["sync_ms_per_step"] - row["async_ms_per_step"]) \
-        / row["async_ms_per_step"]
-    fastest = min(row[f"{m}_ms_per_step"] for m in MODES)
-    row["fastest_mode"] = min(MODES, key=lambda m: row[f"{m}_ms_per_step"])
+        row[f"{mode}_ms_per_step"] = 1e3 * statistics.median(times[mode])
+        row[f"{mode}_ms_samples"] = [1e3 * t for t in times[mode]]
+        row[f"{mode}_over_host"] = statistics.median(
+            times[mode][r] / times["host"][r] for r in range(rounds))
+        row[f"{mode}_overlap_percent"] = 100.0 * statistics.median(overlap[mode])
+    row["rounds"] = rounds
+    row["digests_identical"] = digests == {reference}
+    row["async_improvement_percent"] = 100.0 * (statistics.median(
+        times["sync"][r] / times["async"][r] for r in range(rounds)) - 1.0)
+    row["fastest_mode"] = min(MODES, key=lambda m: row[f"{m}_over_host"])
     row["slowest_over_fastest_percent"] = 100.0 * (
-        max(row[f"{m}_ms_per_step"] for m in MODES) / fastest - 1.0)
+        max(row[f"{m}_over_host"] for m in MODES) / min(row[f"{m}_over_host"] for m in MODES) - 1.0)
     return row
 
 
 def main():
     arguments = parser(__doc__)
     arguments.add_argument("--ranks", default="1,2")
-    arguments.add_argument("--steps", type=int, default=100)
+    arguments.add_argument("--rounds", type=int, default=60,
+                           help="rounds (one timestep in each mode) per run")
     arguments.add_argument("--resolution", type=int, default=128)
     arguments.add_argument("--shapes", default=",".join("x".join(map(str, s)) for s in PATCH_SHAPES),
                            help="patch shapes, e.g. 16x16x64,32x32x32")
+    arguments.add_argument("--balancers", default="sfc,round_robin",
+                           help="load balancers on more than one rank")
     args = arguments.parse_args()
     shapes = [tuple(int(n) for n in shape.split("x")) for shape in args.shapes.split(",")]
     out = args.out
@@ -110,21 +128,23 @@ def main():
             threads = max(1, cores // ranks)
             # Round-robin balancing scatters the patches: every neighbour is on
             # the other rank, the most communication there is to hide.
-            for balancer in (["sfc", "round_robin"] if ranks > 1 else ["sfc"]):
+            for balancer in (args.balancers.split(",") if ranks > 1 else ["sfc"]):
                 for shape in shapes:
                     row = measure(args, scratch, ranks, threads, balancer, shape)
                     results.append(row)
                     print(f"ranks {ranks} {balancer:>11} patch {row['patch']:>10}: " +
                           "  ".join(f"{PAPER_NAMES[m]} {row[f'{m}_ms_per_step']:6.3f} ms "
-                                    f"(loop {row[f'{m}_loop_ms_per_step']:6.2f})" for m in MODES) +
+                                    f"(/host {row[f'{m}_over_host']:.3f})" for m in MODES) +
                           f"  async improvement {row['async_improvement_percent']:+6.1f} %"
                           f"  slowest/fastest {row['slowest_over_fastest_percent']:+5.1f} %"
                           f"  overlap {row['async_overlap_percent']:.0f} %"
-                          f"  digests {'identical' if row['digests_identical'] else 'DIFFER'}",
+                          f"  digests {'identical' if row['digests_identical'] else 'DIFFER'}"
+                          f"  ({row['rounds']} rounds)",
                           flush=True)
-    summary = {"machine_cores": cores, "runs": args.runs, "steps": args.steps,
-               "statistic": "median over runs of each run's median per-timestep wall_seconds "
-                            "(sus --stats, rank 0); loop_*: sus's whole-loop ms per timestep",
+    summary = {"machine_cores": cores, "runs": args.runs, "rounds_per_run": args.rounds,
+               "statistic": "sus --scheduler host,sync,async (modes in turn, one timestep each); "
+                            "per-timestep wall_seconds (sus --stats, rank 0); ratios within a "
+                            "round, medians over the rounds of all runs",
                "results": results}
     for ranks in sorted({r["ranks"] for r in results}):
         for balancer in sorted({r["balancer"] for r in results if r["ranks"] == ranks}):
@@ -153,7 +173,7 @@ def main():
         ax.set_xticklabels([r["patch"] + ("" if r["balancer"] == "sfc" else "\nround robin") for r in rows],
                            rotation=20, fontsize=8)
         ax.set_xlabel("patch size (128^3 cells)")
-        ax.set_ylabel("ms per timestep (median step, median of runs)")
+        ax.set_ylabel("ms per timestep (median over rounds)")
         ax.set_title(f"Burgers, {ranks} rank(s) x {rows[0]['device_threads']} device thread(s)")
         ax.legend()
     fig.tight_layout()

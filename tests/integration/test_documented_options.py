@@ -19,7 +19,9 @@ docs/archiver.md, docs/threading.md):
 - `sus --stats FILE`: every documented key in each JSON line, one line per
   timestep, timesteps consecutive, times consistent with delt;
 - `--scheduler host|sync|async` over the deck's `scheduler.type` (the log and
-  the summary name the mode; `host` never tiles; equal digests);
+  the summary name the mode; `host` never tiles; equal digests), and a list
+  (`host,sync,async`): the timesteps run in each mode in turn (`--stats`
+  names each step's mode) and give the plain run's digest; bad lists refused;
 - Burgers refuses periodic axes: exit 1 with a FILE:LINE:COLUMN message (or,
   for an override, the override named).
 
@@ -42,11 +44,13 @@ SMALL = ["grid.level.resolution=[16,16,16]"]
 # 9 steps to time 0.12 on the 16^3 grid; 0.035 falls between steps 2|3, 4|5 and 7|8 and not at the end.
 TO_012 = [*SMALL, "time.max_time=0.12"]
 TIME_INTERVAL = 0.035
-STATS_KEYS = ["timestep", "time", "delt", "wall_seconds", "device_busy_seconds", "task_seconds", "mpi_wait_seconds",
+STATS_KEYS = ["timestep", "time", "delt", "wall_seconds", "scheduler", "device_busy_seconds", "task_seconds",
+              "mpi_wait_seconds",
               "pack_unpack_seconds", "comm_work_seconds", "comm_overlapped_seconds", "overlap_fraction", "tasks",
               "tiles", "kernels", "messages_sent", "bytes_sent"]
 THREE_STEPS = "3 steps on 16^3 (any layout, threads, mode)"  # the runs that must share one digest
 COUNTERS = ["timestep", "tasks", "tiles", "kernels", "messages_sent", "bytes_sent"]
+NUMBERS = [key for key in STATS_KEYS if key != "scheduler"]
 
 
 def read_stats(path):
@@ -228,7 +232,9 @@ def run_checks(sus, deck, work):
         check(f"--stats on {ranks} rank(s): counters are integers, the rest non-negative numbers",
               lines and all(isinstance(line.get(key), int) for line in lines for key in COUNTERS)
               and all(isinstance(line.get(key), (int, float)) and line.get(key) >= 0
-                      for line in lines for key in STATS_KEYS), str(lines[:1]))
+                      for line in lines for key in NUMBERS), str(lines[:1]))
+        check(f"--stats on {ranks} rank(s): every line names the deck's scheduler (async)",
+              lines and all(line.get("scheduler") == "async" for line in lines), str(lines[:1]))
         check(f"--stats on {ranks} rank(s): timesteps 1, 2, ... 9 in order",
               [line.get("timestep") for line in lines] == list(range(1, 10)), str(lines))
         times = [0.0] + [line.get("time", 0.0) for line in lines]
@@ -267,6 +273,29 @@ def run_checks(sus, deck, work):
               and summary and summary[0][0] == mode and (int(summary[0][1]) > 0) == tiled
               and same_digest(THREE_STEPS, result),
               f"log {logged}, summary {summary}\n{result.describe()}")
+
+    # --- --scheduler host,sync,async: the modes take turns, one timestep each ----------------------
+    for ranks, modes in ((2, ["host", "sync", "async"]), (1, ["async", "host"])):
+        stats = work / f"rotation{ranks}.jsonl"
+        result = run(ranks=ranks, sets=SMALL, options=["--max-timesteps", "5", "--stats", str(stats),
+                                                        "--scheduler", ",".join(modes)], quiet=False)
+        lines = read_stats(stats)
+        summary = re.findall(r"^  scheduler ([\w,]+): tasks run", result.stdout, re.M)
+        check(f"--scheduler {','.join(modes)} on {ranks} rank(s): the timesteps run in "
+              f"{', '.join(modes)} in turn (--stats), the log and the summary say so, the same digest",
+              result.returncode == 0 and len(lines) > len(modes)
+              and [line.get("scheduler") for line in lines] == [modes[n % len(modes)] for n in range(len(lines))]
+              and f"timesteps rotate over the schedulers {','.join(modes)}" in result.stdout
+              and summary == [",".join(modes)] and same_digest("rotation", result),
+              f"stats {[line.get('scheduler') for line in lines]}, summary {summary}\n{result.describe()}")
+        if ranks == 2:
+            plain = run(ranks=ranks, sets=SMALL, options=["--max-timesteps", "5", "--scheduler", "host"])
+            check("--scheduler host gives the rotation's digest",
+                  plain.returncode == 0 and same_digest("rotation", plain), plain.describe())
+    for bad, why in (("host,fast", "'fast' is not a scheduler mode"), ("host,", "a mode is missing")):
+        refused = run(ranks=1, options=["--scheduler", bad])
+        check(f"--scheduler {bad}: exit 1 naming the problem", refused.returncode == 1 and why in refused.stderr
+              and not refused.digests, refused.describe())
 
     # --- Burgers has no periodic axes -------------------------------------------------------------
     periodic = variant("periodic.yaml", "    extra_cells: [1, 1, 1]\n",

@@ -2,6 +2,7 @@
 
 #include "CCA/Components/Schedulers/DeviceThread.h"
 #include "CCA/Components/Schedulers/ExecutionState.h"
+#include "CCA/Components/Schedulers/SpinWait.h"
 #include "CCA/Components/Schedulers/Watchdog.h"
 
 #include <algorithm>
@@ -278,6 +279,7 @@ DeviceScheduler::~DeviceScheduler() {
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_stopping = true;
+    m_jobOrStop.store(true, std::memory_order_release);
   }
   m_wake.notify_one();
   m_control.join();
@@ -287,11 +289,15 @@ void DeviceScheduler::controlThread() {
   while (true) {
     Job* job = nullptr;
     {
+      // The next graph (the next timestep's) usually comes within
+      // microseconds: spin for it before sleeping.
+      spinUntil([&] { return m_jobOrStop.load(std::memory_order_acquire); });
       std::unique_lock<std::mutex> lock(m_mutex);
       m_wake.wait(lock, [&] { return m_job != nullptr || m_stopping; });
       if (m_job == nullptr) return;  // stopping
       job = m_job;
       m_job = nullptr;
+      m_jobOrStop.store(false, std::memory_order_relaxed);
     }
     try {
       ControlLoop(*job->state, m_device, m_options, m_mode, *job->controlStats, *job->deviceStats,
@@ -320,6 +326,7 @@ void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse&
     {
       const std::lock_guard<std::mutex> lock(m_mutex);
       m_job = &job;
+      m_jobOrStop.store(true, std::memory_order_release);
     }
     if (!m_control.joinable()) m_control = std::thread([this] { controlThread(); });
     m_wake.notify_one();

@@ -14,6 +14,7 @@
 #include "CCA/Components/Schedulers/DeviceThread.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -54,6 +55,8 @@ class DeviceScheduler final : public GraphScheduler {
   std::condition_variable m_wake;
   Job* m_job = nullptr;  // set by execute, cleared by the control thread when taken
   bool m_stopping = false;
+  std::atomic<bool> m_jobOrStop{
+      false};  // m_job set, or m_stopping: what the control thread spins on
 };
 
 }  // namespace tessera

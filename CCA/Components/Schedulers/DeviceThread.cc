@@ -1,36 +1,18 @@
 #include "CCA/Components/Schedulers/DeviceThread.h"
 
+#include "CCA/Components/Schedulers/SpinWait.h"
+
 #include "Core/Util/Error.h"
 #include "Core/Util/Timer.h"
 
-#include <algorithm>
-#include <thread>
-
 namespace tessera {
-
-namespace {
-// How long a side spins (yielding) before it sleeps.
-constexpr auto kSpin = std::chrono::microseconds(50);
-
-// Spins until `ready()` or kSpin has passed (or `limit`, if shorter),
-// yielding between looks; true if ready.
-template <class Ready>
-bool spinUntil(const Ready& ready, std::chrono::microseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + std::min(limit, kSpin);
-  while (!ready()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
-}  // namespace
 
 void DeviceThread::serve() {
   std::unique_lock<std::mutex> lock(m_mutex);
   while (true) {
     if (m_queue.empty() && !m_closed) {
       lock.unlock();
-      spinUntil([&] { return m_workOrClose.load(std::memory_order_acquire); }, kSpin);
+      spinUntil([&] { return m_workOrClose.load(std::memory_order_acquire); });
       lock.lock();
       m_wake.wait(lock, [&] { return !m_queue.empty() || m_closed; });
     }

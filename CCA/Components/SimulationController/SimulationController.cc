@@ -1,6 +1,5 @@
 #include "CCA/Components/SimulationController/SimulationController.h"
 
-
 #include "CCA/Components/DataArchiver/DataArchiver.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
@@ -18,11 +17,13 @@
 #include "Core/Util/Timer.h"
 #include "Core/Util/Trace.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <iomanip>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -74,16 +75,17 @@ Schema fullSchema(const ProblemSpec& deck, const Application& app) {
 // The digest of the blocks of `label` this rank owns (replicas are counted
 // once, by their owner), by global (row, column): independent of the layout.
 std::uint64_t digestBlocks(const VarLabel* label, const OnDemandDataWarehouse& dw, int rank) {
-  TESSERA_REQUIRE_THROWS(label->valueType() == "double",
-                         "digest of block variable '" << label->name() << "' of "
-                                                      << label->valueType());
+  TESSERA_REQUIRE_THROWS(label->valueType() == "double", "digest of block variable '"
+                                                             << label->name() << "' of "
+                                                             << label->valueType());
   const BlockLayout& layout = dw.blockLayout(label);
   std::uint64_t digest = 0;
   for (int b : layout.blocksOf(rank)) {
     if (layout.owner(b) != rank) continue;
     const auto data = dw.findBlock(label, b);
-    TESSERA_REQUIRE_THROWS(data != nullptr, "state variable '" << label->name() << "' block " << b
-                                                               << " is missing at the end of the run");
+    TESSERA_REQUIRE_THROWS(data != nullptr, "state variable '"
+                                                << label->name() << "' block " << b
+                                                << " is missing at the end of the run");
     const ConstBlockView<double> block = readView<double>(*data);
     for (std::int64_t i = 0; i < block.rows; ++i)
       for (std::int64_t j = 0; j < block.cols; ++j)
@@ -101,7 +103,8 @@ std::vector<FieldDigest> digestFields(const Application& app, const Level& level
   std::vector<FieldDigest> digests;
   for (const VarLabel* label : app.stateLabels()) {
     if (label->kind() == VarKind::Block) {
-      digests.push_back({label->name(), comm.allreduceSumWrapping(digestBlocks(label, dw, comm.rank()))});
+      digests.push_back(
+          {label->name(), comm.allreduceSumWrapping(digestBlocks(label, dw, comm.rank()))});
       continue;
     }
     std::uint64_t local = 0;
@@ -193,10 +196,11 @@ nlohmann::json describeForTrace(const CompiledGraph& graph) {
   nlohmann::json tasks = nlohmann::json::array();
   for (const DetailedTask& node : graph.detailedTasks) {
     const bool reduction = node.kind == DetailedTask::Kind::Reduction;
-    tasks.push_back({{"id", node.id},
-                     {"name", reduction ? node.reduction->name()
-                                        : graph.tasks[static_cast<std::size_t>(node.taskIndex)].name()},
-                     {"kind", reduction ? "reduction" : "task"}});
+    tasks.push_back(
+        {{"id", node.id},
+         {"name", reduction ? node.reduction->name()
+                            : graph.tasks[static_cast<std::size_t>(node.taskIndex)].name()},
+         {"kind", reduction ? "reduction" : "task"}});
   }
   return {{"rank", graph.rank}, {"timestep_tasks", tasks}};
 }
@@ -214,8 +218,8 @@ void checkExplicitTile(const std::optional<ProblemSpec>& spec, const TilingOptio
   for (const auto& [label, layers] : graph.ghostLayers) {
     if (layers <= 0) continue;
     ghost = std::max(ghost, layers);
-    bytesPerValue = bytesPerValue == 0 ? label->elementBytes()
-                                       : std::min(bytesPerValue, label->elementBytes());
+    bytesPerValue =
+        bytesPerValue == 0 ? label->elementBytes() : std::min(bytesPerValue, label->elementBytes());
   }
   if (bytesPerValue == 0) return;  // no stencil reads ghost cells
   const StencilFootprint smallest{1, 1, ghost, bytesPerValue};
@@ -252,17 +256,39 @@ SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
 }
 
 void writeStatsLine(std::ostream& out, int step, double time, double delT, double wall,
-                    const SchedulerStats& s) {
-  out << std::setprecision(9) << "{\"timestep\": " << step << ", \"time\": " << time
-      << ", \"delt\": " << delT << ", \"wall_seconds\": " << wall
-      << ", \"device_busy_seconds\": " << s.deviceBusySeconds
-      << ", \"task_seconds\": " << s.taskSeconds << ", \"mpi_wait_seconds\": " << s.waitSeconds
-      << ", \"pack_unpack_seconds\": " << s.packSeconds
-      << ", \"comm_work_seconds\": " << s.commWorkSeconds
-      << ", \"comm_overlapped_seconds\": " << s.commOverlapSeconds
-      << ", \"overlap_fraction\": " << s.overlapFraction() << ", \"tasks\": " << s.tasksRun
-      << ", \"tiles\": " << s.tiles << ", \"kernels\": " << s.kernels
-      << ", \"messages_sent\": " << s.messagesSent << ", \"bytes_sent\": " << s.bytesSent << "}\n";
+                    const std::string& scheduler, const SchedulerStats& s) {
+  const nlohmann::ordered_json line = {{"timestep", step},
+                                       {"time", time},
+                                       {"delt", delT},
+                                       {"wall_seconds", wall},
+                                       {"scheduler", scheduler},
+                                       {"device_busy_seconds", s.deviceBusySeconds},
+                                       {"task_seconds", s.taskSeconds},
+                                       {"mpi_wait_seconds", s.waitSeconds},
+                                       {"pack_unpack_seconds", s.packSeconds},
+                                       {"comm_work_seconds", s.commWorkSeconds},
+                                       {"comm_overlapped_seconds", s.commOverlapSeconds},
+                                       {"overlap_fraction", s.overlapFraction()},
+                                       {"tasks", s.tasksRun},
+                                       {"tiles", s.tiles},
+                                       {"kernels", s.kernels},
+                                       {"messages_sent", s.messagesSent},
+                                       {"bytes_sent", s.bytesSent}};
+  out << line.dump() << '\n';
+}
+
+// "host,sync,async" -> {"host", "sync", "async"}; one name -> itself.
+std::vector<std::string> splitSchedulerModes(const std::string& modes) {
+  std::vector<std::string> names;
+  std::stringstream in(modes);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    if (name.empty())
+      throw InputError("scheduler '" + modes + "': empty mode name in the list (host,sync,async)");
+    names.push_back(name);
+  }
+  if (names.empty()) throw InputError("no scheduler mode given (host, sync or async)");
+  return names;
 }
 
 }  // namespace
@@ -326,17 +352,28 @@ RunResult SimulationController::run(const RunOptions& options) {
   m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
              m_world.size(), " rank(s), load balancer ", balancer->name());
 
-  const auto scheduler =
-      makeScheduler(schedulerType, m_world, schedulerOptions(schedulerSpec));
-  GraphScheduler& sched = *scheduler;
+  // Several modes (host,sync,async) take turns, one timestep each: a
+  // benchmark's way to compare them under the same load of a shared machine.
+  std::vector<std::unique_ptr<GraphScheduler>> schedulers;
+  for (const std::string& mode : splitSchedulerModes(schedulerType))
+    schedulers.push_back(makeScheduler(mode, m_world, schedulerOptions(schedulerSpec)));
+  GraphScheduler& sched = *schedulers.front();
+  const auto allStats = [&] {
+    SchedulerStats total;
+    for (const auto& each : schedulers)
+      total += each->stats();
+    return total;
+  };
   m_log.info("scheduler: ", sched.modeName(),
              !sched.options().tiling.enabled ? std::string(", untiled kernels")
              : runsOnHost<Kokkos::DefaultExecutionSpace>
                  ? ", stencils tiled in place to " +
                        std::to_string(sched.options().tiling.cacheBytes) + " bytes of cache"
-                 : ", stencils tiled to " +
-                       std::to_string(sched.options().tiling.scratchpadBytes) +
+                 : ", stencils tiled to " + std::to_string(sched.options().tiling.scratchpadBytes) +
                        " bytes of scratch");
+  if (schedulers.size() > 1)
+    m_log.info("timesteps rotate over the schedulers ", schedulerType,
+               " (initialisation and analysis run on ", sched.modeName(), ")");
   // Tracing starts at the same moment on every rank (a barrier), so that
   // the ranks' timelines line up.
   std::optional<TraceFile> traceFile;
@@ -345,7 +382,8 @@ RunResult SimulationController::run(const RunOptions& options) {
     traceFile.emplace(options.traceFile, m_world);
     m_world.barrier();
     trace = std::make_unique<Trace>();
-    sched.setTrace(trace.get());
+    for (const auto& each : schedulers)
+      each->setTrace(trace.get());
   }
   TraceTrack* const mainTrack = trace ? &trace->main() : nullptr;
   std::ofstream statsOut;
@@ -424,7 +462,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     keep.insert(label);
 
   RunResult result;
-  const SchedulerStats atLoopStart = sched.stats();
+  const SchedulerStats atLoopStart = allStats();
   const int firstStep = step;
   const Timer loopTimer;
   double firstStepSeconds = 0.0;
@@ -449,15 +487,18 @@ RunResult SimulationController::run(const RunOptions& options) {
       stepGraph = sched.compile(grid, patchRanks);
       m_log.debug("recompiled the timestep graph in ", stepGraph.compileSeconds * 1e3, " ms");
     }
-    const SchedulerStats before = sched.stats();
-    sched.execute(stepGraph, *oldDW, *newDW);
+    GraphScheduler& stepScheduler =
+        *schedulers[static_cast<std::size_t>(step - firstStep) % schedulers.size()];
+    const SchedulerStats before = stepScheduler.stats();
+    stepScheduler.execute(stepGraph, *oldDW, *newDW);
     const double previous = time;
     time = next;
     ++step;
     if (statsOut.is_open()) {
-      SchedulerStats delta = sched.stats();
+      SchedulerStats delta = stepScheduler.stats();
       delta -= before;
-      writeStatsLine(statsOut, step, time, delT, stepTimer.seconds(), delta);
+      writeStatsLine(statsOut, step, time, delT, stepTimer.seconds(), stepScheduler.modeName(),
+                     delta);
     }
     converged = app->converged(*newDW);
     if (step == firstStep + 1) firstStepSeconds = loopTimer.seconds();
@@ -471,10 +512,11 @@ RunResult SimulationController::run(const RunOptions& options) {
                std::fixed, std::setprecision(4), stepTimer.seconds(), " s", std::defaultfloat);
   }
   result.wallSeconds = m_world.allreduceMax(loopTimer.seconds());
+  const SchedulerStats atLoopEnd = allStats();
   result.loopBytesSent =
-      m_world.allgather(static_cast<double>(sched.stats().bytesSent - atLoopStart.bytesSent));
-  result.loopBytesReceived = m_world.allgather(
-      static_cast<double>(sched.stats().bytesReceived - atLoopStart.bytesReceived));
+      m_world.allgather(static_cast<double>(atLoopEnd.bytesSent - atLoopStart.bytesSent));
+  result.loopBytesReceived =
+      m_world.allgather(static_cast<double>(atLoopEnd.bytesReceived - atLoopStart.bytesReceived));
   result.timesteps = step - firstStep;
   result.firstTimestep = firstStep;
   result.time = time;
@@ -505,10 +547,12 @@ RunResult SimulationController::run(const RunOptions& options) {
   }
   result.digests = digestFields(*app, level, *newDW, patchRanks, m_world);
   result.reductions = reducedValues(reductionLabels, *newDW);
-  result.stats = sumOverRanks(sched.stats(), m_world);
-  result.schedulerMode = sched.modeName();
+  result.stats = sumOverRanks(allStats(), m_world);
+  for (const auto& each : schedulers)
+    result.schedulerMode += (result.schedulerMode.empty() ? "" : ",") + each->modeName();
   if (traceFile) {
-    sched.setTrace(nullptr);
+    for (const auto& each : schedulers)
+      each->setTrace(nullptr);
     traceFile->write(*trace, describeForTrace(stepGraph));
   }
   return result;
