@@ -24,9 +24,9 @@ namespace tessera {
 // How stencil loops are tiled, set by the scheduler.
 struct TilingOptions {
   bool enabled = false;
-  std::size_t scratchpadBytes = 65536;  // a device's software-managed memory
+  std::size_t scratchpadBytes = 65536;        // a device's software-managed memory
   std::size_t cacheBytes = hostCacheBytes();  // what a host tile fits (chooseHostTile)
-  std::optional<IntVector> tile;  // explicit shape; otherwise chosen per kernel
+  std::optional<IntVector> tile;              // explicit shape; otherwise chosen per kernel
 };
 
 class ExecutionContext {
@@ -92,24 +92,29 @@ class ExecutionContext {
   }
 
   // A stencil over `box` reading `in` with `ghost` layers and writing `out`
-  // (see StencilLoops.h). Tiled when the scheduler says so: to the
-  // scratchpad on a device, to the cache on the host.
-  template <class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
+  // (see StencilLoops.h), and optionally the cells beyond the ends of its x
+  // rows (rowEnds). Tiled when the scheduler says so: to the scratchpad on a
+  // device, to the cache on the host.
+  template <class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
+            class RowEnds = NoRowEnds>
   void stencilFor(const Box& box, int ghost, const StencilInputs<T, NumInputs>& in,
-                  const StencilOutputs<T, NumOutputs>& out, const Body& body) {
+                  const StencilOutputs<T, NumOutputs>& out, const Body& body,
+                  const RowEnds& rowEnds = RowEnds{}) {
     count(box);
     const bool tiled = m_tiling.enabled && m_space == Space::Device;
     const TraceScope traced(m_trace, tiled ? "tiled stencilFor" : "stencilFor", "kernel");
     if (!tiled) {
       if (!box.empty()) requireStencilHalo(m_label, box, ghost, in);
-      onSpace([&](const auto& space) { tessera::stencilFor(m_label, space, box, in, out, body); });
+      onSpace([&](const auto& space) {
+        tessera::stencilFor(m_label, space, box, in, out, body, rowEnds);
+      });
       return;
     }
     const StencilFootprint footprint{static_cast<int>(NumInputs), static_cast<int>(NumOutputs),
                                      ghost, sizeof(T)};
     const IntVector tile = tileFor(box, footprint);
-    m_tiles +=
-        tiledStencilFor(m_label, Kokkos::DefaultExecutionSpace(), box, ghost, tile, in, out, body);
+    m_tiles += tiledStencilFor(m_label, Kokkos::DefaultExecutionSpace(), box, ghost, tile, in, out,
+                               body, rowEnds);
   }
 
   void fence() const {

@@ -181,10 +181,21 @@ void Burgers::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW, D
   const double dt = newDW.delT();
   const double nu = m_viscosity;
   const PhiTables p = phiTablesAtStart(group, oldDW);
+  // phi at the step's end: the Dirichlet values, the stable timestep next,
+  // and the velocities of the next step.
+  const PhiTables next = phiTables(group, newDW);
+  // The Dirichlet values of the x faces go with the rows of the stencil
+  // (rowEnds): each shares its cache line with the row's first or last
+  // cell, where a loop of their own would touch a cache line per value.
+  const Box interior = group.interior();
+  const bool hasWest = group.hasBoundaryCondition(Face::XMinus);
+  const bool hasEast = group.hasBoundaryCondition(Face::XPlus);
+  const int west = interior.lo().x - 1;
+  const int east = interior.hi().x;
   // A 7-point stencil over the whole group: tiled to the scratchpad by the
   // device scheduler.
   exec.stencilFor(
-      group.interior(), 1, StencilInputs<double, 1>{{uOld}}, StencilOutputs<double, 1>{{unew}},
+      interior, 1, StencilInputs<double, 1>{{uOld}}, StencilOutputs<double, 1>{{unew}},
       KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
                     const StencilOutputs<double, 1>& out) {
         const CellArray<const double>& u = in[0];
@@ -200,19 +211,24 @@ void Burgers::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW, D
                                  (u(i, j + 1, k) - 2.0 * c + u(i, j - 1, k)) * inv2.y +
                                  (u(i, j, k + 1) - 2.0 * c + u(i, j, k - 1)) * inv2.z;
         out[0](i, j, k) = c + dt * (nu * diffusion - advection);
+      },
+      KOKKOS_LAMBDA(int j, int k, const StencilOutputs<double, 1>& out) {
+        if (hasWest) out[0](west, j, k) = next.product(west, j, k);
+        if (hasEast) out[0](east, j, k) = next.product(east, j, k);
       });
-  // phi at the step's end: the Dirichlet values now, the stable timestep
-  // next, and the velocities of the next step.
-  const PhiTables next = phiTables(group, newDW);
-  applyBoundaryConditions(group, unew, next, exec);
+  // The rest of the extra cells: the y and z faces, which hold the x
+  // faces' cells beyond the interior's rows (edges and corners) too.
+  applyBoundaryConditions(group, unew, next, exec,
+                          {Face::YMinus, Face::YPlus, Face::ZMinus, Face::ZPlus});
   putPhiTables(group, next, newDW);
 }
 
 void Burgers::applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
-                                      const PhiTables& phi, ExecutionContext& exec) const {
+                                      const PhiTables& phi, ExecutionContext& exec,
+                                      const std::vector<Face>& which) const {
   Kokkos::Array<Box, 6> faces;
   int count = 0;
-  for (const Face face : allFaces()) {
+  for (const Face face : which) {
     if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
   }
   // All faces in one launch; where face boxes meet (edges, corners) both

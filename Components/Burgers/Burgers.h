@@ -11,6 +11,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <optional>
+#include <vector>
 
 namespace tessera {
 
@@ -56,9 +57,11 @@ class Burgers final : public Application {
   PhiTables phiTablesAtStart(const PatchGroup& group, const DataWarehouse& oldDW) const;
   // Puts each patch's window on the group's tables.
   void putPhiTables(const PatchGroup& group, const PhiTables& tables, DataWarehouse& newDW) const;
-  // Sets the extra cells of `u` to the exact solution at the tables' time.
+  // Sets the extra cells beyond the faces `which` of `u` to the exact
+  // solution at the tables' time.
   void applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
-                               const PhiTables& phi, ExecutionContext& exec) const;
+                               const PhiTables& phi, ExecutionContext& exec,
+                               const std::vector<Face>& which) const;
 
   const VarLabel* m_u;
   const VarLabel* m_phi;  // PerPatch<PhiTables>

@@ -17,6 +17,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <string>
+#include <type_traits>
 
 namespace tessera {
 
@@ -24,6 +25,20 @@ template <class T, std::size_t NumInputs>
 using StencilInputs = Kokkos::Array<CellArray<const T>, NumInputs>;
 template <class T, std::size_t NumOutputs>
 using StencilOutputs = Kokkos::Array<CellArray<T>, NumOutputs>;
+
+// A stencil may also pass rowEnds(j, k, out): called once for each x row
+// (j, k) of the box, on the outputs themselves, in any order relative to the
+// body. It is for cells beyond the ends of the rows (Dirichlet values in
+// the extra cells of an x face): written with the row, they cost nothing,
+// since the row's first and last cells share their cache lines, where a
+// loop of their own touches a cache line per value. It may write only
+// cells that no body and no other row's call reads or writes.
+struct NoRowEnds {
+  template <class Outputs>
+  KOKKOS_INLINE_FUNCTION void operator()(int, int, const Outputs&) const {}
+};
+template <class RowEnds>
+constexpr bool hasRowEnds = !std::is_same_v<RowEnds, NoRowEnds>;
 
 // One x row of a stencil on the host, shared by the untiled and the tiled
 // host loops so that both compile to the same inner loop.
@@ -51,16 +66,33 @@ void requireStencilHalo(const std::string& label, const Box& box, int ghost,
   }
 }
 
-template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
+// Calls rowEnds(j, k, out) for every x row of `box` in a loop of its own
+// (on device spaces, whose stencil loops have no rows).
+template <class ExecSpace, class T, std::size_t NumOutputs, class RowEnds>
+void forEachRowEnd(const std::string& label, const ExecSpace& space, const Box& box,
+                   const StencilOutputs<T, NumOutputs>& out, const RowEnds& rowEnds) {
+  if constexpr (hasRowEnds<RowEnds>) {
+    if (box.empty()) return;
+    const Box rows(box.lo(), {box.lo().x + 1, box.hi().y, box.hi().z});
+    parallelFor(
+        label, space, rows, KOKKOS_LAMBDA(int, int j, int k) { rowEnds(j, k, out); });
+  }
+}
+
+template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
+          class RowEnds = NoRowEnds>
 void stencilFor(const std::string& label, const ExecSpace& space, const Box& box,
                 const StencilInputs<T, NumInputs>& in, const StencilOutputs<T, NumOutputs>& out,
-                const Body& body) {
+                const Body& body, const RowEnds& rowEnds = RowEnds{}) {
   if constexpr (runsOnHost<ExecSpace>) {
     if (box.empty()) return;
     const int loX = box.lo().x;
     const int hiX = box.hi().x;
     if (box.volume() <= kInlineCells) {
-      forEachRowInline(box, [&](int j, int k) { stencilRow(body, in, out, loX, hiX, j, k); });
+      forEachRowInline(box, [&](int j, int k) {
+        stencilRow(body, in, out, loX, hiX, j, k);
+        rowEnds(j, k, out);
+      });
       return;
     }
     const HostRows split(space, box);
@@ -73,12 +105,15 @@ void stencilFor(const std::string& label, const ExecSpace& space, const Box& box
           const Body kernel = body;
           const StencilInputs<T, NumInputs> inputs = in;
           const StencilOutputs<T, NumOutputs> outputs = out;
-          split.forRowsOf(
-              index, [&](int j, int k) { stencilRow(kernel, inputs, outputs, loX, hiX, j, k); });
+          split.forRowsOf(index, [&](int j, int k) {
+            stencilRow(kernel, inputs, outputs, loX, hiX, j, k);
+            rowEnds(j, k, outputs);
+          });
         });
   } else {
     parallelFor(
         label, space, box, KOKKOS_LAMBDA(int i, int j, int k) { body(i, j, k, in, out); });
+    forEachRowEnd(label, space, box, out, rowEnds);
   }
 }
 
@@ -89,10 +124,12 @@ void stencilFor(const std::string& label, const ExecSpace& space, const Box& box
 // scratchpad: a copy would only double the loads and stores of data the
 // caches already hold, so each thread walks its tiles in place (cache
 // blocking). The body is the same, and so are the bits.
-template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body>
+template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
+          class RowEnds = NoRowEnds>
 int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box& box, int ghost,
                     const IntVector& tile, const StencilInputs<T, NumInputs>& inputs,
-                    const StencilOutputs<T, NumOutputs>& outputs, const Body& body) {
+                    const StencilOutputs<T, NumOutputs>& outputs, const Body& body,
+                    const RowEnds& rowEnds = RowEnds{}) {
   if (box.empty()) return 0;
   TESSERA_REQUIRE_THROWS(IntVector{}.allLessThan(tile), "tile " << tile << " must be positive");
   requireStencilHalo(label, box, ghost, inputs);
@@ -113,9 +150,13 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
           const IntVector at{t % count.x, (t / count.x) % count.y, t / (count.x * count.y)};
           const IntVector lo = origin + at * tile;
           const IntVector hi = min(lo + tile, end);
+          // The tile holding a row's first cells calls its rowEnds.
+          const bool rowStarts = lo.x == origin.x;
           for (int k = lo.z; k < hi.z; ++k)
-            for (int j = lo.y; j < hi.y; ++j)
+            for (int j = lo.y; j < hi.y; ++j) {
               stencilRow(kernel, in, out, lo.x, hi.x, j, k);
+              if (rowStarts) rowEnds(j, k, out);
+            }
         });
     return numTiles;
   }
@@ -182,6 +223,11 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
             T* to = &target(tileBox.lo().x, j, k);
             Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, c.x),
                                  [&](int i) { to[i] = from[i]; });
+          });
+        }
+        if (hasRowEnds<RowEnds> && tileBox.lo().x == origin.x) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c.y * c.z), [&](int row) {
+            rowEnds(tileBox.lo().y + row % c.y, tileBox.lo().z + row / c.y, outputs);
           });
         }
       });

@@ -231,6 +231,13 @@ int main(int argc, char** argv) {
       }
     }
 
+    // Dirichlet values at t + dt in the extra cells on the domain's faces,
+    // from the tables at t + dt (the cells the stencil reads): those of the
+    // x faces with the sweep's rows, whose first and last cells share their
+    // cache lines (as Burgers::timeAdvance does), the others below.
+    tabulate(n, after, nu, phiNext);
+    const double* q = phiNext.data() + 1;
+
     // One fused sweep per block: the same expression as Burgers::timeAdvance.
 #pragma omp parallel for schedule(static)
     for (long plane = 0; plane < planes; ++plane) {
@@ -241,6 +248,8 @@ int main(int argc, char** argv) {
       const double* __restrict in = b.u.data();
       double* __restrict out = b.next.data();
       const double pz = p[k];
+      const bool west = layout.onDomainEdge(b, 0, 0);
+      const bool east = layout.onDomainEdge(b, 0, 1);
       for (int j = b.lo[1]; j < b.lo[1] + size; ++j) {
         const double py = p[j];
         const long row = b.at(b.lo[0], j, k);
@@ -254,17 +263,15 @@ int main(int argc, char** argv) {
                                    (in[c0 + sz] - 2.0 * c + in[c0 - sz]) * invH2;
           out[c0] = c + dt * (nu * diffusion - advection);
         }
+        if (west) out[row - 1] = q[b.lo[0] - 1] * q[j] * q[k];
+        if (east) out[row + size] = q[b.lo[0] + size] * q[j] * q[k];
       }
     }
 
-    // Dirichlet values at t + dt in the extra cells on the domain's faces,
-    // from the tables at t + dt (the cells the stencil reads).
-    tabulate(n, after, nu, phiNext);
-    const double* q = phiNext.data() + 1;
 #pragma omp parallel for schedule(static)
     for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
       Block& b = blocks[bi];
-      for (int axis = 0; axis < 3; ++axis)
+      for (int axis = 1; axis < 3; ++axis)
         for (int side = 0; side < 2; ++side) {
           if (!layout.onDomainEdge(b, axis, side)) continue;
           forFaceSlab(b, axis, side, [&](int i, int j, int k) {

@@ -1,7 +1,9 @@
 // Stencil loops: the same body run straight over memory (stencilFor), tile by
 // tile out of team scratch (tiledStencilFor) and by a plain host loop gives
 // the same bits in every cell, writes nothing outside the box, and counts its
-// tiles. The box has negative lower indices, like extra and ghost cells.
+// tiles; cells beyond the ends of the rows are written once per row
+// (rowEnds) whichever way. The box has negative lower indices, like extra
+// and ghost cells.
 #include <gtest/gtest.h>
 
 #include "Core/Parallel/StencilLoops.h"
@@ -161,6 +163,55 @@ TYPED_TEST(StencilLoopsTest, TwoGhostLayersTwoInputsTwoOutputs) {
     EXPECT_TRUE(sameBits(ty, y));
     EXPECT_EQ(touchedOutside(tx, kBox), 0);
     EXPECT_EQ(touchedOutside(ty, kBox), 0);
+  }
+}
+
+// rowEnds writes beyond both ends of each x row: a count at the low end
+// (each row must be visited exactly once) and a value at the high end.
+struct CountRowEnds {
+  int before;  // the x just below the box
+  int after;   // the x just above it
+  KOKKOS_INLINE_FUNCTION void operator()(int j, int k, const StencilOutputs<double, 1>& out) const {
+    out[0](before, j, k) += 1.0;
+    out[0](after, j, k) = 1000.0 * j + k;
+  }
+};
+
+TYPED_TEST(StencilLoopsTest, RowEndsVisitEachRowOnceUntiledAndTiled) {
+  const TypeParam space;
+  // A small box (run inline) and one of more than kInlineCells cells.
+  for (const Box& box : {kBox, Box({-3, -2, -1}, {37, 10, 5})}) {
+    SCOPED_TRACE("box of " + std::to_string(box.volume()) + " cells");
+    const Field u = makeInput(0, box.grow(1));
+    const SevenPoint body{-0.6};
+    const StencilInputs<double, 1> in{{u.constArray()}};
+    Field plain(box.grow(1), 0.0);
+    stencilFor("plain", space, box, in, StencilOutputs<double, 1>{{plain.array()}}, body);
+    space.fence();
+    // What the outputs must hold: the stencil in the box, the count 1 just
+    // below each row, the value just above it, nothing anywhere else.
+    Field expected = plain;
+    const Box rows(box.lo(), {box.lo().x + 1, box.hi().y, box.hi().z});
+    rows.forEachCell([&](const IntVector& c) {
+      expected.array()(box.lo().x - 1, c.y, c.z) = 1.0;
+      expected.array()(box.hi().x, c.y, c.z) = 1000.0 * c.y + c.z;
+    });
+    const CountRowEnds rowEnds{box.lo().x - 1, box.hi().x};
+
+    Field untiled(box.grow(1), 0.0);
+    stencilFor("untiled", space, box, in, StencilOutputs<double, 1>{{untiled.array()}}, body,
+               rowEnds);
+    space.fence();
+    EXPECT_TRUE(sameBits(untiled, expected));
+    for (const IntVector& tile : tileShapes()) {
+      SCOPED_TRACE("tile " + std::to_string(tile.x) + "x" + std::to_string(tile.y) + "x" +
+                   std::to_string(tile.z));
+      Field tiled(box.grow(1), 0.0);
+      tiledStencilFor("tiled", space, box, 1, tile, in, StencilOutputs<double, 1>{{tiled.array()}},
+                      body, rowEnds);
+      space.fence();
+      EXPECT_TRUE(sameBits(tiled, expected));
+    }
   }
 }
 
