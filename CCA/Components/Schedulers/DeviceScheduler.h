@@ -55,8 +55,8 @@ class DeviceScheduler final : public GraphScheduler {
   std::condition_variable m_wake;
   Job* m_job = nullptr;  // set by execute, cleared by the control thread when taken
   bool m_stopping = false;
-  std::atomic<bool> m_jobOrStop{
-      false};  // m_job set, or m_stopping: what the control thread spins on
+  // m_job set, or m_stopping: what the control thread spins on before it sleeps.
+  std::atomic<bool> m_jobOrStop{false};
 };
 
 }  // namespace tessera
