@@ -140,6 +140,13 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
   const IntVector origin = box.lo();
   const IntVector end = box.hi();
   if constexpr (runsOnHost<ExecSpace>) {
+    // Tiles of whole planes are slabs of z: the untiled loop, which shares
+    // out whole planes, visits the cells in the same order and blocks them
+    // the same way, and its loop measured faster (Burgers, 2 threads).
+    if (tile.x >= extent.x && tile.y >= extent.y) {
+      stencilFor(label, space, box, inputs, outputs, body, rowEnds);
+      return numTiles;
+    }
     Kokkos::parallel_for(
         label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, numTiles),
         KOKKOS_LAMBDA(int t) {
