@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include <sstream>
 #include <string>
 
 namespace tessera {
@@ -28,17 +27,5 @@ inline CLI::Validator atLeast(double minimum, const std::string& what) {
 
 inline const CLI::Validator kNonNegative = atLeast(0.0, "zero or more");
 inline const CLI::Validator kPositive = atLeast(1.0, "at least 1");
-
-// A scheduler mode, or a comma-separated list of them (sus --scheduler).
-inline const CLI::Validator kSchedulerModes(
-    [](std::string& modes) -> std::string {
-      std::stringstream in(modes);
-      std::string mode;
-      while (std::getline(in, mode, ','))
-        if (mode != "host" && mode != "sync" && mode != "async")
-          return "'" + mode + "' is not a scheduler mode (host, sync or async)";
-      return modes.empty() || modes.back() == ',' ? "a mode is missing" : std::string();
-    },
-    "MODE[,MODE...]");
 
 }  // namespace tessera

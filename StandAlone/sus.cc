@@ -3,6 +3,7 @@
 // Exit codes: 0 success, 1 bad input (deck, options), 2 runtime failure.
 
 #include "CCA/Components/Parent/ComponentRegistry.h"
+#include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/SimulationController/SimulationController.h"
 #include "Components/RegisterComponents.h"
 #include "Core/Parallel/Agreement.h"
@@ -180,7 +181,16 @@ int main(int argc, char** argv) {
   app.add_option("--scheduler", options.scheduler,
                  "host, sync or async (overrides scheduler.type); a list such as "
                  "host,sync,async runs the timesteps in turn in each mode (to compare them)")
-      ->check(tessera::kSchedulerModes);
+      ->check(CLI::Validator(
+          [](std::string& modes) -> std::string {
+            try {
+              tessera::splitSchedulerModes(modes);  // the controller's own reading
+            } catch (const tessera::InputError& error) {
+              return error.what();
+            }
+            return {};
+          },
+          "MODE[,MODE...]"));
   app.add_option("--stats", options.statsFile, "write per-timestep statistics as JSON lines");
   app.add_option(
       "--trace", options.traceFile,

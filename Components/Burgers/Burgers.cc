@@ -225,7 +225,7 @@ void Burgers::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW, D
 
 void Burgers::applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
                                       const PhiTables& phi, ExecutionContext& exec,
-                                      const std::vector<Face>& which) const {
+                                      std::initializer_list<Face> which) const {
   Kokkos::Array<Box, 6> faces;
   int count = 0;
   for (const Face face : which) {

@@ -10,8 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <initializer_list>
 #include <optional>
-#include <vector>
 
 namespace tessera {
 
@@ -61,7 +61,7 @@ class Burgers final : public Application {
   // solution at the tables' time.
   void applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
                                const PhiTables& phi, ExecutionContext& exec,
-                               const std::vector<Face>& which) const;
+                               std::initializer_list<Face> which) const;
 
   const VarLabel* m_u;
   const VarLabel* m_phi;  // PerPatch<PhiTables>

@@ -31,6 +31,7 @@ usage: scripts/bench/scheduler_variants.py [--runs 5] [--ranks 1,2] [--rounds 60
        [--out bench-results]
 A benchmark, not a test: it asserts nothing about time.
 """
+import itertools
 import json
 import os
 import pathlib
@@ -38,7 +39,6 @@ import re
 import statistics
 import subprocess
 import sys
-import itertools
 import tempfile
 
 from benchlib import mpirun, parser, pyplot

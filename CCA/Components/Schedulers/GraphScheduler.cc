@@ -5,6 +5,8 @@
 #include "Core/Grid/Grid.h"
 #include "Core/Util/Timer.h"
 
+#include <sstream>
+
 namespace tessera {
 
 GraphScheduler::GraphScheduler(const Communicator& world, SchedulerOptions options)
@@ -30,8 +32,10 @@ void GraphScheduler::addTask(Task task, const TaskSpace& space) {
 }
 
 void GraphScheduler::setBlockLayout(const VarLabel* label, BlockLayout layout) {
-  TESSERA_REQUIRE_THROWS(label != nullptr && label->kind() == VarKind::Block,
-                         "setBlockLayout of " << (label ? "'" + label->name() + "', which is not a block variable" : std::string("a null label")));
+  TESSERA_REQUIRE_THROWS(
+      label != nullptr && label->kind() == VarKind::Block,
+      "setBlockLayout of " << (label ? "'" + label->name() + "', which is not a block variable"
+                                     : std::string("a null label")));
   auto layouts = std::make_shared<TaskGraph::BlockLayouts>(*m_blockLayouts);
   (*layouts)[label] = std::move(layout);
   m_blockLayouts = std::move(layouts);
@@ -45,8 +49,7 @@ const TaskGraph& GraphScheduler::recordedGraph() const {
 CompiledGraph GraphScheduler::compile(const Grid& grid, const std::vector<int>& patchRanks,
                                       int rank) const {
   return recordedGraph().compile(grid, patchRanks, rank < 0 ? m_comm.rank() : rank,
-                                 m_options.patchGroups,
-                                 m_blockLayouts);
+                                 m_options.patchGroups, m_blockLayouts);
 }
 
 void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& node,
@@ -73,6 +76,19 @@ void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& nod
   stats.kernels += exec.kernelsLaunched();
   stats.tiles += exec.tilesExecuted();
   ++stats.tasksRun;
+}
+
+std::vector<std::string> splitSchedulerModes(const std::string& modes) {
+  std::vector<std::string> names;
+  std::stringstream in(modes);
+  std::string name;
+  while (std::getline(in, name, ',')) {
+    if (name != "host" && name != "sync" && name != "async")
+      throw InputError("'" + name + "' is not a scheduler mode (host, sync or async)");
+    names.push_back(name);
+  }
+  if (names.empty() || modes.back() == ',') throw InputError("a mode is missing");
+  return names;
 }
 
 std::unique_ptr<GraphScheduler> makeScheduler(const std::string& type, const Communicator& world,

@@ -93,6 +93,11 @@ class GraphScheduler : public Scheduler {
   std::shared_ptr<const TaskGraph::BlockLayouts> m_blockLayouts;
 };
 
+// "host,sync,async" -> {"host", "sync", "async"}; one mode -> itself. Throws
+// InputError naming the problem for an empty list, an empty item or a name
+// that is not a mode (sus --scheduler: the modes take turns by timestep).
+std::vector<std::string> splitSchedulerModes(const std::string& modes);
+
 // "host", "sync" or "async"; throws InputError naming the choices otherwise.
 std::unique_ptr<GraphScheduler> makeScheduler(const std::string& type, const Communicator& world,
                                               const SchedulerOptions& options);

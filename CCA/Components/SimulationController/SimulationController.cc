@@ -277,20 +277,6 @@ void writeStatsLine(std::ostream& out, int step, double time, double delT, doubl
   out << line.dump() << '\n';
 }
 
-// "host,sync,async" -> {"host", "sync", "async"}; one name -> itself.
-std::vector<std::string> splitSchedulerModes(const std::string& modes) {
-  std::vector<std::string> names;
-  std::stringstream in(modes);
-  std::string name;
-  while (std::getline(in, name, ',')) {
-    if (name.empty())
-      throw InputError("scheduler '" + modes + "': empty mode name in the list (host,sync,async)");
-    names.push_back(name);
-  }
-  if (names.empty()) throw InputError("no scheduler mode given (host, sync or async)");
-  return names;
-}
-
 }  // namespace
 
 SimulationController::SimulationController(ProblemSpec deck, const ComponentRegistry& components,
