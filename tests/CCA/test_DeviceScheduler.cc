@@ -469,11 +469,70 @@ TEST_F(DeviceSchedulerTest, EveryModeGivesTheSameCorrectBits) {
     EXPECT_EQ(r.step.tiles, c.options->tiling.tile ? explicitTiles : chosenTiles);
     EXPECT_GT(r.step.deviceBusySeconds, 0.0);
     EXPECT_GT(r.all.deviceBusySeconds, r.step.deviceBusySeconds) << "init ran on the device too";
-    // Device tasks on the Kokkos thread, host tasks on the control thread.
+    // Device tasks on the Kokkos thread. acc.sync runs host tasks on the
+    // control thread; acc.async on whichever of the two is free (the
+    // Kokkos thread between its kernels).
     EXPECT_EQ(globalSum(r.deviceOffKokkosThread), 0);
-    EXPECT_EQ(globalSum(r.hostOnKokkosThread), 0);
+    if (std::string(c.mode) == "sync") {
+      EXPECT_EQ(globalSum(r.hostOnKokkosThread), 0);
+    }
     EXPECT_EQ(globalSum(r.hostTasks), level().numPatches());
   }
+}
+
+// acc.async: while the main thread is inside a kernel, the control thread
+// runs the host tasks that are ready. The first kernel waits (yielding, at
+// most 20 s) until a host task has run, so it passes only if a host task
+// ran on another thread during that kernel.
+TEST_F(DeviceSchedulerTest, AsyncRunsReadyHostTasksOnTheControlThreadDuringAKernel) {
+  const Labels l;
+  SchedulerOptions options;
+  options.watchdogSeconds = 60.0;
+  const auto scheduler = makeScheduler("async", m_world, options);
+  const std::thread::id kokkosThread = std::this_thread::get_id();
+  std::atomic<int> hostTasksRun{0};
+  std::atomic<int> hostTasksOffKokkosThread{0};
+  std::atomic<int> kernelsThatSawAHostTask{0};
+  std::atomic<bool> firstKernel{true};
+  const VarLabel* x = l.x;
+  const VarLabel* y = l.y;
+  scheduler->beginGraph("overlap");
+  scheduler->addTask(
+      std::move(Task("long",
+                     [&, x](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                            ExecutionContext& exec) {
+                       const CellArray<double> a = dw.allocateAndPut<double>(x, patch).array();
+                       exec.parallelFor(
+                           patch.interior(),
+                           KOKKOS_LAMBDA(int i, int j, int k) { a(i, j, k) = i + j + k; });
+                       if (!firstKernel.exchange(false)) return;
+                       const auto deadline = std::chrono::steady_clock::now() + 20s;
+                       while (hostTasksRun.load() == 0 &&
+                              std::chrono::steady_clock::now() < deadline)
+                         std::this_thread::yield();
+                       kernelsThatSawAHostTask += hostTasksRun.load() > 0;
+                     })
+                    .computesVar(x)),
+      level().eachPatch());
+  scheduler->addTask(std::move(Task(
+                                   "side",
+                                   [&, y](const Patch& patch, const DataWarehouse&,
+                                          DataWarehouse& dw, ExecutionContext&) {
+                                     dw.allocateAndPut<double>(y, patch);
+                                     hostTasksOffKokkosThread +=
+                                         std::this_thread::get_id() != kokkosThread;
+                                     ++hostTasksRun;
+                                   },
+                                   Task::Kind::Host)
+                                   .computesVar(y)),
+                     level().eachPatch());
+  const CompiledGraph graph = scheduler->compile(m_grid, m_ranks);
+  OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+  OnDemandDataWarehouse newDW("NewDW", 1, 0.1, 0.1);
+  ASSERT_NO_THROW(scheduler->execute(graph, oldDW, newDW));
+  EXPECT_EQ(kernelsThatSawAHostTask.load(), 1) << "no host task ran during the first kernel";
+  EXPECT_GE(hostTasksOffKokkosThread.load(), 1);
+  EXPECT_GE(hostTasksRun.load(), 1);
 }
 
 TEST_F(DeviceSchedulerTest, UnknownModeIsAnInputError) {

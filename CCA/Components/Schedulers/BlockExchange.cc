@@ -237,10 +237,12 @@ void BlockExchange::computeSum(int index) {
                     std::make_shared<BlockData>(sum.extent, sum.label->elementBytes(), out));
 }
 
-bool BlockExchange::outstanding() const {
+bool BlockExchange::outstanding() const { return receivesOutstanding() || sendsOutstanding(); }
+
+bool BlockExchange::receivesOutstanding() const {
   for (bool done : m_recvDone)
     if (!done) return true;
-  return sendsOutstanding();
+  return false;
 }
 
 bool BlockExchange::sendsOutstanding() const {

@@ -41,6 +41,7 @@ class BlockExchange {
   bool inputsArrived(const DetailedTask& task) const;
   void performFills(const DetailedTask& task);
   bool outstanding() const;
+  bool receivesOutstanding() const;
   bool sendsOutstanding() const;
   // Waits for the sends; throws if a receive was never consumed. Removes
   // the arrived parts and sums from the warehouses (their buffers are reused).

@@ -14,40 +14,19 @@ namespace tessera {
 
 namespace {
 // While the device computes, the control thread sleeps until the device
-// finishes (an event: a condition variable). If a ready task waits for a
-// message, it wakes this often to test MPI, which has no event to wait on;
-// otherwise only the device (or the watchdog's period) wakes it.
-constexpr auto kPollWhileComputing = std::chrono::microseconds(100);
+// finishes (an event: a condition variable); the watchdog's period bounds it.
 constexpr auto kWaitWhileComputing = std::chrono::microseconds(20000);
-// acc.async keeps about this much work queued on the device, so that short
-// tasks run back to back instead of waiting for a hand-over each (on one
-// core a hand-over is a thread switch), while a task that becomes ready
-// and urgent later (it feeds another rank) waits behind at most this much.
-constexpr double kQueuedSeconds = 200e-6;
-// The depth before the device has run anything, and its bounds.
-constexpr int kFirstQueueDepth = 8;
-constexpr int kMinQueueDepth = 2;
-constexpr int kMaxQueueDepth = 256;
-
-// How many tasks of the device's mean duration so far make kQueuedSeconds.
-int queueDepth(const DeviceThread& device) {
-  const std::int64_t ran = device.tasksRun();
-  if (ran == 0) return kFirstQueueDepth;
-  const double mean = device.busySeconds() / static_cast<double>(ran);
-  if (mean * kMaxQueueDepth <= kQueuedSeconds) return kMaxQueueDepth;
-  return std::max(kMinQueueDepth, static_cast<int>(kQueuedSeconds / mean));
-}
 }  // namespace
 
-class DeviceScheduler::ControlLoop {
+// acc.sync: the control thread runs the graph, one device task at a time.
+class DeviceScheduler::SyncControlLoop {
  public:
-  ControlLoop(ExecutionState& state, DeviceThread& device, const SchedulerOptions& options,
-              Mode mode, SchedulerStats& controlStats, SchedulerStats& deviceStats, int rank,
-              TraceTrack* deviceTrack)
+  SyncControlLoop(ExecutionState& state, DeviceThread& device, const SchedulerOptions& options,
+                  SchedulerStats& controlStats, SchedulerStats& deviceStats, int rank,
+                  TraceTrack* deviceTrack)
       : m_state(state),
         m_device(device),
         m_options(options),
-        m_mode(mode),
         m_stats(controlStats),
         m_deviceStats(deviceStats),
         m_rank(rank),
@@ -58,11 +37,14 @@ class DeviceScheduler::ControlLoop {
     }
   }
 
-  ControlLoop(const ControlLoop&) = delete;
-  ControlLoop& operator=(const ControlLoop&) = delete;
+  SyncControlLoop(const SyncControlLoop&) = delete;
+  SyncControlLoop& operator=(const SyncControlLoop&) = delete;
   // Whatever way the graph ended, nothing of it may still run on the device
   // once this loop (which the device's runner refers to) is gone.
-  ~ControlLoop() { m_device.drain(); }
+  ~SyncControlLoop() {
+    m_device.drain();
+    m_state.setDeviceBusyProbe({});
+  }
 
   void run() {
     m_state.setDeviceBusyProbe([this] { return m_device.busy(); });
@@ -70,15 +52,9 @@ class DeviceScheduler::ControlLoop {
       DeviceScheduler::runTask(m_state.graph(), node(id), m_state.oldDW(), m_state.newDW(),
                                m_options.tiling, m_deviceStats, m_deviceTrack);
     });
-    // acc.async gives the device its first tasks before packing the
-    // old-warehouse sends, so the packing overlaps the computation.
-    m_state.start(/*deferInitialSends=*/m_mode == Mode::Async);
+    m_state.start();
     for (const DetailedTask& node : m_state.graph().detailedTasks) {
       if (m_state.isReady(node.id)) classify(node.id);
-    }
-    if (m_mode == Mode::Async) {
-      dispatch();
-      m_state.postInitialSends();
     }
     while (!m_state.allFinished()) {
       bool progressed = collectFinished();
@@ -92,7 +68,7 @@ class DeviceScheduler::ControlLoop {
         // A running kernel is progress: sleep until it is done.
         m_watchdog.progressed();
         const TraceScope traced(m_state.trace(), "wait: device", "wait");
-        m_device.waitFor(awaitingCommunication() ? kPollWhileComputing : kWaitWhileComputing);
+        m_device.waitFor(kWaitWhileComputing);
       } else {
         // Nothing to run until a message or a reduction completes. The
         // device is idle, so testing MPI costs it nothing; yielding between
@@ -127,17 +103,6 @@ class DeviceScheduler::ControlLoop {
       progressed = true;
     }
     return progressed;
-  }
-
-  // True when a ready task waits for a message or a posted reduction is
-  // incomplete: then MPI is worth testing while the device computes.
-  bool awaitingCommunication() const {
-    if (m_state.reductionsPending()) return true;
-    for (const auto& [priority, id] : m_readyDevice)
-      if (!m_state.inputsArrived(node(id))) return true;
-    for (int id : m_readyHost)
-      if (!m_state.inputsArrived(node(id))) return true;
-    return false;
   }
 
   void classify(int id) {
@@ -198,47 +163,29 @@ class DeviceScheduler::ControlLoop {
     return true;
   }
 
-  // acc.async: queues ready tasks whose ghost data is here (filling their
-  // ghost cells first), most urgent first, while the queue has room.
-  // acc.sync: runs the first ready task in graph order, waiting for its
-  // messages and then for the device. True if it gave the device work.
+  // Runs the first ready task in graph order: waits for its messages, then
+  // for the device. True if it gave the device work.
   bool dispatch() {
     if (m_readyDevice.empty()) return false;
-    if (m_mode == Mode::Sync) {
-      const auto chosen =
-          std::min_element(m_readyDevice.begin(), m_readyDevice.end(),
-                           [](const auto& a, const auto& b) { return a.second < b.second; });
-      const int id = chosen->second;
-      if (!m_state.inputsArrived(node(id))) {
-        const ScopedTimer waiting(m_stats.waitSeconds);
-        const TraceScope traced(m_state.trace(), "wait: messages", "wait", id);
-        m_state.waitForInputs(node(id), [&] {
-          if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
-        });
-      }
-      m_readyDevice.erase(chosen);
-      submit(id);
-      // The control thread waits until the device is done: no overlap.
+    const auto chosen =
+        std::min_element(m_readyDevice.begin(), m_readyDevice.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    const int id = chosen->second;
+    if (!m_state.inputsArrived(node(id))) {
       const ScopedTimer waiting(m_stats.waitSeconds);
-      const TraceScope traced(m_state.trace(), "wait: device", "wait", id);
-      while (!collectFinished())
-        m_device.waitFor(kWaitWhileComputing);
-      return true;
+      const TraceScope traced(m_state.trace(), "wait: messages", "wait", id);
+      m_state.waitForInputs(node(id), [&] {
+        if (m_watchdog.expired()) watchdogFail(m_state, m_watchdog.limitSeconds(), m_rank);
+      });
     }
-    bool queued = false;
-    const int depth = queueDepth(m_device);
-    for (auto it = m_readyDevice.begin();
-         it != m_readyDevice.end() && m_device.inFlight() < depth;) {
-      const int id = it->second;
-      if (!m_state.inputsArrived(node(id))) {
-        ++it;
-        continue;
-      }
-      it = m_readyDevice.erase(it);
-      submit(id);
-      queued = true;
-    }
-    return queued;
+    m_readyDevice.erase(chosen);
+    submit(id);
+    // The control thread waits until the device is done: no overlap.
+    const ScopedTimer waiting(m_stats.waitSeconds);
+    const TraceScope traced(m_state.trace(), "wait: device", "wait", id);
+    while (!collectFinished())
+      m_device.waitFor(kWaitWhileComputing);
+    return true;
   }
 
   void submit(int id) {
@@ -250,7 +197,6 @@ class DeviceScheduler::ControlLoop {
   ExecutionState& m_state;
   DeviceThread& m_device;
   const SchedulerOptions& m_options;
-  Mode m_mode;
   SchedulerStats& m_stats;
   SchedulerStats& m_deviceStats;
   int m_rank;
@@ -272,20 +218,29 @@ DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptio
                        tiled.tiling.enabled = options.tileStencils;
                        return tiled;
                      }()),
-      m_mode(mode) {}
+      m_mode(mode),
+      m_async(m_options, m_comm.rank()) {}
 
 DeviceScheduler::~DeviceScheduler() {
   if (!m_control.joinable()) return;
-  {
-    const std::lock_guard<std::mutex> lock(m_mutex);
-    m_stopping = true;
-    m_jobOrStop.store(true, std::memory_order_release);
+  if (m_mode == Mode::Async) {
+    m_async.stop();
+  } else {
+    {
+      const std::lock_guard<std::mutex> lock(m_mutex);
+      m_stopping = true;
+      m_jobOrStop.store(true, std::memory_order_release);
+    }
+    m_wake.notify_one();
   }
-  m_wake.notify_one();
   m_control.join();
 }
 
 void DeviceScheduler::controlThread() {
+  if (m_mode == Mode::Async) {
+    m_async.help();
+    return;
+  }
   while (true) {
     Job* job = nullptr;
     {
@@ -300,43 +255,77 @@ void DeviceScheduler::controlThread() {
       m_jobOrStop.store(false, std::memory_order_relaxed);
     }
     try {
-      ControlLoop(*job->state, m_device, m_options, m_mode, *job->controlStats, *job->deviceStats,
-                  m_comm.rank(), mainTrack())
+      SyncControlLoop(*job->state, m_device, m_options, *job->controlStats, *job->deviceStats,
+                      m_comm.rank(), mainTrack())
           .run();
     } catch (...) {
       job->failure = std::current_exception();
     }
-    m_device.close();  // lets execute()'s serve() return
+    m_device.close();  // lets executeSync()'s serve() return
   }
+}
+
+void DeviceScheduler::startControlThread() {
+  if (!m_control.joinable()) m_control = std::thread([this] { controlThread(); });
+}
+
+void DeviceScheduler::executeSync(ExecutionState& state, SchedulerStats& controlStats,
+                                  SchedulerStats& deviceStats) {
+  Job job;
+  job.state = &state;
+  job.controlStats = &controlStats;
+  job.deviceStats = &deviceStats;
+  const double busyBefore = m_device.busySeconds();
+  m_device.reopen();
+  {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_job = &job;
+    m_jobOrStop.store(true, std::memory_order_release);
+  }
+  startControlThread();
+  m_wake.notify_one();
+  m_device.serve();  // this thread runs the kernels until the control thread is done
+  controlStats.deviceBusySeconds += m_device.busySeconds() - busyBefore;
+  if (job.failure) std::rethrow_exception(job.failure);
+}
+
+void DeviceScheduler::executeAsync(ExecutionState& state, SchedulerStats& controlStats,
+                                   SchedulerStats& deviceStats) {
+  // The control thread's host tasks are counted apart: it runs them while
+  // the state counts communication in controlStats under the runner's lock.
+  SchedulerStats helpStats;
+  try {
+    m_async.run(state, deviceStats, helpStats, mainTrack(), controlTrack(),
+                [this] { startControlThread(); });
+  } catch (...) {
+    controlStats += helpStats;
+    throw;
+  }
+  controlStats += helpStats;
 }
 
 void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                               OnDemandDataWarehouse& newDW) {
   SchedulerStats controlStats;
   SchedulerStats deviceStats;
-  const double busyBefore = m_device.busySeconds();
-  Job job;
   {
     ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, m_executions++, m_buffers,
                          controlTrack(), m_options.messageChunkBytes, &m_blockComm);
-    job.state = &state;
-    job.controlStats = &controlStats;
-    job.deviceStats = &deviceStats;
-    m_device.reopen();
-    {
-      const std::lock_guard<std::mutex> lock(m_mutex);
-      m_job = &job;
-      m_jobOrStop.store(true, std::memory_order_release);
+    try {
+      if (m_mode == Mode::Sync) {
+        executeSync(state, controlStats, deviceStats);
+      } else {
+        executeAsync(state, controlStats, deviceStats);
+      }
+    } catch (...) {
+      state.abandon(std::current_exception());
+      m_stats += controlStats;
+      m_stats += deviceStats;
+      throw;
     }
-    if (!m_control.joinable()) m_control = std::thread([this] { controlThread(); });
-    m_wake.notify_one();
-    m_device.serve();  // this thread runs the kernels until the control thread is done
-    if (job.failure) state.abandon(job.failure);
   }
-  controlStats.deviceBusySeconds += m_device.busySeconds() - busyBefore;
   m_stats += controlStats;
   m_stats += deviceStats;
-  if (job.failure) std::rethrow_exception(job.failure);
 }
 
 }  // namespace tessera

@@ -1,16 +1,18 @@
 #pragma once
-// The device schedulers of the seed paper, on Kokkos. A control thread (the
-// paper's MPE) owns MPI and the task graph; the device (the CPE cluster:
-// here the Kokkos execution space, served by the thread that initialised
-// Kokkos) runs one task's tiled kernels at a time.
-//   Sync  (acc.sync):  offload a task, spin until it completes, no overlap.
-//   Async (acc.async): offload a task and return at once; while the device
-//     computes, test MPI requests, unpack arrived ghosts, post the sends of
-//     finished tasks, run host tasks and reductions; when the device frees
-//     up, dispatch the next ready task, preferring those whose outputs other
-//     ranks wait for.
+// The device schedulers of the seed paper, on Kokkos. The device (the CPE
+// cluster: here the Kokkos execution space, launched from the thread that
+// initialised Kokkos) runs one task's tiled kernels at a time; a control
+// thread (the paper's MPE) keeps MPI moving.
+//   Sync  (acc.sync):  the control thread runs the graph; it offloads a
+//     task, waits until it completes, then goes on: no overlap.
+//   Async (acc.async): the device's thread schedules between its kernels
+//     (see AsyncExecution.h); while a kernel runs, the control thread tests
+//     MPI requests, unpacks arrived ghosts, posts reductions and runs host
+//     tasks. Ready tasks run most urgent first (those whose outputs other
+//     ranks wait for), in the order their data arrives.
 // See docs/threading.md.
 
+#include "CCA/Components/Schedulers/AsyncRunner.h"
 #include "CCA/Components/Schedulers/DeviceThread.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 
@@ -31,15 +33,15 @@ class DeviceScheduler final : public GraphScheduler {
   ~DeviceScheduler() override;
   std::string modeName() const override { return m_mode == Mode::Sync ? "sync" : "async"; }
 
-  // Call on the thread that initialised Kokkos: it becomes the device while
-  // the control thread runs the graph. The control thread is started by the
+  // Call on the thread that initialised Kokkos: it runs the kernels (and in
+  // acc.async schedules them too). The control thread is started by the
   // first call and serves every later one (none is created per timestep).
   void execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                OnDemandDataWarehouse& newDW) override;
 
  private:
-  class ControlLoop;
-  // One graph handed to the control thread.
+  class SyncControlLoop;
+  // acc.sync: one graph handed to the control thread.
   struct Job {
     ExecutionState* state = nullptr;
     SchedulerStats* controlStats = nullptr;
@@ -47,9 +49,15 @@ class DeviceScheduler final : public GraphScheduler {
     std::exception_ptr failure;
   };
   void controlThread();
+  void startControlThread();
+  void executeSync(ExecutionState& state, SchedulerStats& controlStats,
+                   SchedulerStats& deviceStats);
+  void executeAsync(ExecutionState& state, SchedulerStats& controlStats,
+                    SchedulerStats& deviceStats);
 
   Mode m_mode;
-  DeviceThread m_device;
+  DeviceThread m_device;  // acc.sync
+  AsyncRunner m_async;    // acc.async: its control thread lives in m_async.help()
   std::thread m_control;
   std::mutex m_mutex;
   std::condition_variable m_wake;

@@ -2,8 +2,8 @@
 // One execution of a compiled graph, whatever the scheduler's threading:
 // which tasks may run (TaskDependencies), the ghost data (GhostExchange) and
 // the reductions (ReductionExchange), tied together so that a finished task
-// releases its successors, its sends and its eager copies at once. Only the
-// control thread touches it.
+// releases its successors, its sends and its eager copies at once. One thread
+// at a time touches it (async: the one holding its lock).
 
 #include "CCA/Components/Schedulers/BlockExchange.h"
 #include "CCA/Components/Schedulers/CommTimer.h"
@@ -46,6 +46,9 @@ class ExecutionState {
   OnDemandDataWarehouse& oldDW() { return m_oldDW; }
   OnDemandDataWarehouse& newDW() { return m_newDW; }
   TraceTrack* trace() const { return m_context.trace; }
+  // Where later communication work is traced: the calling thread's track
+  // (async: whichever of its two threads holds the state's lock).
+  void useTrace(TraceTrack* trace) { m_context.trace = trace; }
 
   // Tells the state whether the device is computing, so that time spent on
   // communication can be counted as overlapped with device work.
@@ -88,6 +91,9 @@ class ExecutionState {
     m_blocks.performFills(node);
   }
   bool messagesOutstanding() const { return m_ghosts.outstanding() || m_blocks.outstanding(); }
+  bool receivesOutstanding() const {
+    return m_ghosts.receivesOutstanding() || m_blocks.receivesOutstanding();
+  }
   const GhostExchange& ghosts() const { return m_ghosts; }
   const BlockExchange& blocks() const { return m_blocks; }
 

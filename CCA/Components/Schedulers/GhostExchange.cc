@@ -163,10 +163,12 @@ bool GhostExchange::progress() {
   return progressed;
 }
 
-bool GhostExchange::outstanding() const {
+bool GhostExchange::outstanding() const { return receivesOutstanding() || sendsOutstanding(); }
+
+bool GhostExchange::receivesOutstanding() const {
   for (bool done : m_recvDone)
     if (!done) return true;
-  return sendsOutstanding();
+  return false;
 }
 
 bool GhostExchange::sendsOutstanding() const {

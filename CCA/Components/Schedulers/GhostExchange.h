@@ -46,6 +46,7 @@ class GhostExchange {
   // Fills the ghost cells the task reads (its messages must have arrived).
   void performFills(const DetailedTask& task);
   bool outstanding() const;
+  bool receivesOutstanding() const;
   bool sendsOutstanding() const;
   // Waits for the sends; throws if a receive was never consumed.
   void checkComplete();
@@ -83,8 +84,8 @@ class GhostExchange {
   std::vector<MPI_Request> m_recvRequests;
   std::vector<bool> m_recvDone;  // per message
   std::vector<MPI_Request> m_sendRequests;
-  std::vector<bool> m_sendPosted;  // per message
-  std::vector<bool> m_sendDone;    // per message
+  std::vector<bool> m_sendPosted;            // per message
+  std::vector<bool> m_sendDone;              // per message
   std::vector<int> m_pendingProducers;       // per send
   std::vector<bool> m_fillDone;              // per fill
   std::vector<int> m_pendingEagerProducers;  // per eager copy

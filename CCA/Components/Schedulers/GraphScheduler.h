@@ -66,12 +66,13 @@ class GraphScheduler : public Scheduler {
   // Records later executions on `trace` (owned by the caller; null: off).
   void setTrace(Trace* trace) { m_trace = trace; }
 
- protected:
   // Runs one patch task of `graph` (on a patch or a patch group) on the
   // calling thread, counting it in `stats` and tracing it on `track`.
   static void runTask(const CompiledGraph& graph, const DetailedTask& node,
                       OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
                       const TilingOptions& tiling, SchedulerStats& stats, TraceTrack* track);
+
+ protected:
   TraceTrack* mainTrack() const { return m_trace ? &m_trace->main() : nullptr; }
   TraceTrack* controlTrack() const { return m_trace ? &m_trace->control() : nullptr; }
 

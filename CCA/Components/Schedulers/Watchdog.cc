@@ -14,7 +14,8 @@ std::string describeWaiting(const ExecutionState& state, int id) {
   const DetailedTask& task = state.node(id);
   std::vector<std::string> reasons;
   for (int p : task.predecessors) {
-    if (!state.finished(p)) reasons.push_back("task " + state.node(p).describe(state.graph().tasks));
+    if (!state.finished(p))
+      reasons.push_back("task " + state.node(p).describe(state.graph().tasks));
   }
   for (std::string& message : state.ghosts().describeMissingMessages(task))
     reasons.push_back(std::move(message));

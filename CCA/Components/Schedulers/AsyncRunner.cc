@@ -1,0 +1,306 @@
+#include "CCA/Components/Schedulers/AsyncRunner.h"
+
+#include "Core/Util/Timer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+namespace tessera {
+
+namespace {
+// While a kernel runs and messages are awaited, the control thread tests
+// MPI this often (MPI has no event to wait on); between tests it sleeps, so
+// on a core it shares with the kernel it takes a few microseconds a period.
+constexpr auto kPollWhileComputing = std::chrono::microseconds(100);
+// Waking the control thread costs the waker a system call and, on a shared
+// core, a thread switch each way (5-25 us here): worth it only for kernels
+// that are long against that. The device's thread judges by a running mean
+// of its kernels' durations (it starts by assuming they are long).
+constexpr double kKernelWorthHelpSeconds = 50e-6;
+constexpr double kMeanWeight = 1.0 / 8.0;
+
+template <class T>
+void insertSorted(std::vector<T>& sorted, const T& value) {
+  sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), value), value);
+}
+}  // namespace
+
+void AsyncRunner::run(ExecutionState& state, SchedulerStats& deviceStats, SchedulerStats& helpStats,
+                      TraceTrack* deviceTrack, TraceTrack* controlTrack,
+                      const std::function<void()>& startHelper) {
+  Lock lock(m_mutex);
+  begin(state, deviceStats, helpStats, deviceTrack, controlTrack);
+  try {
+    schedule(lock, startHelper);
+  } catch (...) {
+    end(lock);
+    throw;
+  }
+  end(lock);
+}
+
+void AsyncRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
+                        SchedulerStats& helpStats, TraceTrack* deviceTrack,
+                        TraceTrack* controlTrack) {
+  m_state = &state;
+  m_deviceStats = &deviceStats;
+  m_helpStats = &helpStats;
+  m_deviceTrack = deviceTrack;
+  m_controlTrack = controlTrack;
+  m_watchdog = Watchdog(m_options.watchdogSeconds);
+  m_readyDevice.clear();
+  m_readyHost.clear();
+  m_reductionOrder.clear();
+  m_nextReduction = 0;
+  m_hostTasksRunning = 0;
+  m_tasksFinished = 0;
+  m_helpFailure = nullptr;
+  for (const DetailedTask& n : state.graph().detailedTasks) {
+    if (n.kind == DetailedTask::Kind::Reduction) m_reductionOrder.push_back(n.id);
+  }
+  state.useTrace(deviceTrack);
+  state.setDeviceBusyProbe([this] { return m_computing.load(std::memory_order_relaxed); });
+  // The old warehouse's sends wait for the first kernel, so that the
+  // control thread packs them while it runs (or for the first idle moment).
+  state.start(/*deferInitialSends=*/true);
+  m_initialSendsPending = !state.graph().sends.empty() || !state.graph().blockSends.empty();
+}
+
+void AsyncRunner::end(Lock& lock) {
+  m_hostTaskDone.wait(lock, [&] { return m_hostTasksRunning == 0; });
+  m_state->setDeviceBusyProbe({});
+  m_state = nullptr;
+  m_readyDevice.clear();
+  m_readyHost.clear();
+}
+
+void AsyncRunner::schedule(Lock& lock, const std::function<void()>& startHelper) {
+  for (const DetailedTask& n : m_state->graph().detailedTasks) {
+    if (m_state->isReady(n.id)) classify(n.id);
+  }
+  while (!m_state->allFinished()) {
+    throwIfHelpFailed();
+    bool progressed = pollCommunication();
+    progressed |= postReadyReductions();
+    if (const int id = takeDeviceTask(); id >= 0) {
+      runDeviceTask(id, lock, startHelper);
+      m_watchdog.progressed();
+      continue;
+    }
+    postInitialSendsIfPending();  // no kernel to hide them behind
+    if (const int id = takeHostTask(); id >= 0) {
+      runHostTask(id, lock, /*helping=*/false);
+      m_watchdog.progressed();
+      continue;
+    }
+    if (progressed) {
+      m_watchdog.progressed();
+      continue;
+    }
+    waitForProgress(lock);
+  }
+  throwIfHelpFailed();
+  postInitialSendsIfPending();
+  const ScopedTimer waiting(m_deviceStats->waitSeconds);
+  const TraceScope traced(m_deviceTrack, "wait: last sends", "wait");
+  m_state->complete([this] {
+    if (m_watchdog.expired()) watchdogFail(*m_state, m_watchdog.limitSeconds(), m_rank);
+  });
+}
+
+void AsyncRunner::stop() {
+  {
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_stopping = true;
+  }
+  m_helpWake.notify_all();
+}
+
+void AsyncRunner::help() {
+  Lock lock(m_mutex);
+  // Something to do: a kernel runs, in an execution that has not failed.
+  const auto kernelRunning = [&] {
+    return m_state != nullptr && m_computing.load(std::memory_order_relaxed) && !m_helpFailure;
+  };
+  while (!m_stopping) {
+    if (!kernelRunning()) {
+      // Between kernels the device's thread schedules for itself.
+      m_helpWake.wait(lock, [&] { return m_stopping || kernelRunning(); });
+      continue;
+    }
+    try {
+      m_state->useTrace(m_controlTrack);
+      postInitialSendsIfPending();
+      bool progressed = pollCommunication();
+      progressed |= postReadyReductions();
+      if (const int id = takeHostTask(); id >= 0) {
+        runHostTask(id, lock, /*helping=*/true);
+        continue;
+      }
+      if (progressed) continue;
+    } catch (...) {
+      m_helpFailure = std::current_exception();
+      continue;
+    }
+    if (helpUseful()) {
+      m_helpWake.wait_for(lock, kPollWhileComputing);
+    } else {
+      // Nothing to progress until a later kernel starts (and says so).
+      const std::int64_t kernel = m_kernelsStarted;
+      m_helpWake.wait(lock, [&] { return m_stopping || m_kernelsStarted != kernel; });
+    }
+  }
+}
+
+void AsyncRunner::classify(int id) {
+  const DetailedTask& n = node(id);
+  if (n.kind == DetailedTask::Kind::Reduction) return;  // posted in graph order
+  if (m_state->taskOf(n).kind() == Task::Kind::Host) {
+    insertSorted(m_readyHost, id);
+  } else {
+    // Tasks that feed other ranks first, then graph order.
+    insertSorted(m_readyDevice, std::make_pair(n.sendsToRelease.empty() ? 1 : 0, id));
+  }
+}
+
+void AsyncRunner::finish(int id) {
+  for (int successor : m_state->finish(id))
+    classify(successor);
+  ++m_tasksFinished;
+}
+
+bool AsyncRunner::pollCommunication() {
+  bool progressed = m_state->progressMessages();
+  for (int id : m_state->progressReductions()) {
+    finish(id);
+    progressed = true;
+  }
+  return progressed;
+}
+
+// Reductions are collective: every rank posts them in the same (graph) order.
+bool AsyncRunner::postReadyReductions() {
+  bool posted = false;
+  while (m_nextReduction < m_reductionOrder.size() &&
+         m_state->isReady(m_reductionOrder[m_nextReduction])) {
+    const int id = m_reductionOrder[m_nextReduction++];
+    m_state->markStarted(id);
+    m_state->postReduction(node(id));
+    posted = true;
+  }
+  return posted;
+}
+
+void AsyncRunner::postInitialSendsIfPending() {
+  if (!m_initialSendsPending) return;
+  m_initialSendsPending = false;
+  m_state->postInitialSends();
+}
+
+int AsyncRunner::takeDeviceTask() {
+  for (auto it = m_readyDevice.begin(); it != m_readyDevice.end(); ++it) {
+    const int id = it->second;
+    if (m_state->inputsArrived(node(id))) {
+      m_readyDevice.erase(it);
+      return id;
+    }
+  }
+  return -1;
+}
+
+int AsyncRunner::takeHostTask() {
+  for (auto it = m_readyHost.begin(); it != m_readyHost.end(); ++it) {
+    const int id = *it;
+    if (m_state->inputsArrived(node(id))) {
+      m_readyHost.erase(it);
+      return id;
+    }
+  }
+  return -1;
+}
+
+bool AsyncRunner::helpUseful() const {
+  return m_initialSendsPending || !m_readyHost.empty() || m_state->reductionsPending() ||
+         m_state->receivesOutstanding();
+}
+
+void AsyncRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>& startHelper) {
+  m_state->markStarted(id);
+  m_state->performFills(node(id));
+  m_computing.store(true, std::memory_order_relaxed);
+  ++m_kernelsStarted;
+  const bool worthHelp = m_meanKernelSeconds >= kKernelWorthHelpSeconds;
+  if (!worthHelp) postInitialSendsIfPending();  // no one else will while the kernel runs
+  const bool useful = worthHelp && helpUseful();
+  const bool firstHelp = useful && !m_helperStarted;
+  m_helperStarted |= useful;
+  lock.unlock();
+  if (firstHelp) startHelper();
+  if (useful) m_helpWake.notify_one();
+  std::exception_ptr failure;
+  const double taskSecondsBefore = m_deviceStats->taskSeconds;  // runTask's clock, not another
+  try {
+    GraphScheduler::runTask(m_state->graph(), node(id), m_state->oldDW(), m_state->newDW(),
+                            m_options.tiling, *m_deviceStats, m_deviceTrack);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  const double seconds = m_deviceStats->taskSeconds - taskSecondsBefore;
+  m_deviceStats->deviceBusySeconds += seconds;
+  m_meanKernelSeconds += kMeanWeight * (seconds - m_meanKernelSeconds);
+  lock.lock();
+  m_computing.store(false, std::memory_order_relaxed);
+  m_state->useTrace(m_deviceTrack);
+  if (failure) std::rethrow_exception(failure);
+  finish(id);
+}
+
+void AsyncRunner::runHostTask(int id, Lock& lock, bool helping) {
+  SchedulerStats& stats = helping ? *m_helpStats : *m_deviceStats;
+  TraceTrack* const track = helping ? m_controlTrack : m_deviceTrack;
+  m_state->markStarted(id);
+  m_state->performFills(node(id));
+  ++m_hostTasksRunning;
+  lock.unlock();
+  std::exception_ptr failure;
+  try {
+    GraphScheduler::runTask(m_state->graph(), node(id), m_state->oldDW(), m_state->newDW(),
+                            m_options.tiling, stats, track);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  lock.lock();
+  --m_hostTasksRunning;
+  m_hostTaskDone.notify_all();
+  m_state->useTrace(track);
+  if (failure) std::rethrow_exception(failure);
+  finish(id);
+}
+
+void AsyncRunner::waitForProgress(Lock& lock) {
+  const ScopedTimer idle(m_deviceStats->waitSeconds);
+  const TraceScope traced(m_deviceTrack, "wait: messages", "wait");
+  const std::int64_t finishedBefore = m_tasksFinished;
+  while (!pollCommunication() && m_tasksFinished == finishedBefore) {
+    throwIfHelpFailed();
+    if (m_hostTasksRunning > 0) {
+      m_watchdog.progressed();  // the control thread is running a host task
+    } else if (m_watchdog.expired()) {
+      watchdogFail(*m_state, m_watchdog.limitSeconds(), m_rank);
+    }
+    // Yielding lets the control thread (or another rank's thread on this
+    // core) run; no timed nap: its wake-up comes tens of microseconds late.
+    lock.unlock();
+    std::this_thread::yield();
+    lock.lock();
+    m_state->useTrace(m_deviceTrack);
+  }
+  m_watchdog.progressed();
+}
+
+void AsyncRunner::throwIfHelpFailed() {
+  if (m_helpFailure) std::rethrow_exception(m_helpFailure);
+}
+
+}  // namespace tessera

@@ -1,0 +1,131 @@
+#pragma once
+// acc.async on a CPU: graphs scheduled by whichever of two threads is free.
+//
+// On Sunway the MPE schedules, spawns a kernel on the CPEs and goes on
+// with MPI while they compute. Kokkos' OpenMP backend makes the launching
+// thread one of the kernel's workers instead, so here the thread that
+// initialised Kokkos (the device's thread) schedules between its kernels
+// itself: it picks the most urgent ready task whose ghost data is here,
+// fills its ghost cells, runs it, releases its successors and sends, polls
+// MPI, and runs host tasks and reductions when no kernel is ready. Only
+// while it is inside a kernel does the control thread stand in for it:
+// testing messages, unpacking arrived ghost data, posting reductions and
+// running ready host tasks. So when there is nothing to overlap (one rank,
+// or one task per step) no work changes threads and the mode costs what
+// host mode costs; when there is, the control thread hides it behind the
+// kernels, and the device's thread runs tasks in the order their data
+// arrives rather than waiting in graph order.
+//
+// One runner serves every execution of its scheduler, so that the control
+// thread waits on the runner's lock and condition variable across graphs
+// and an execution ends without a hand-shake. What an execution shares
+// between the threads (ExecutionState, the ready sets) is guarded by that
+// lock; tasks run without it. See docs/threading.md.
+
+#include "CCA/Components/Schedulers/ExecutionState.h"
+#include "CCA/Components/Schedulers/GraphScheduler.h"
+#include "CCA/Components/Schedulers/Watchdog.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+class AsyncRunner {
+ public:
+  AsyncRunner(const SchedulerOptions& options, int rank) : m_options(options), m_rank(rank) {}
+  AsyncRunner(const AsyncRunner&) = delete;
+  AsyncRunner& operator=(const AsyncRunner&) = delete;
+
+  // ---- the device's thread (the one that initialised Kokkos) ----
+  // Runs `state`'s graph to its end and waits for the last sends, counting
+  // its own work in `deviceStats` and the control thread's host tasks in
+  // `helpStats`; `deviceTrack` and `controlTrack` are the two threads'
+  // (null: tracing off). The first time a kernel starts while there is
+  // something to progress, it calls `startHelper` (without the lock): the
+  // scheduler then makes sure its control thread is in help(). Throws the
+  // first failure of either thread; the control thread has let go of the
+  // state when it returns, however it returns.
+  void run(ExecutionState& state, SchedulerStats& deviceStats, SchedulerStats& helpStats,
+           TraceTrack* deviceTrack, TraceTrack* controlTrack,
+           const std::function<void()>& startHelper);
+
+  // ---- the control thread ----
+  // Progresses communication and host tasks while the device's thread is
+  // inside a kernel, sleeping otherwise, until stop(). A failure is kept
+  // for run() to throw.
+  void help();
+  // Makes help() return.
+  void stop();
+
+ private:
+  using Lock = std::unique_lock<std::mutex>;
+  const DetailedTask& node(int id) const { return m_state->node(id); }
+
+  // Everything below is called with the lock held, while m_state is set.
+  void begin(ExecutionState& state, SchedulerStats& deviceStats, SchedulerStats& helpStats,
+             TraceTrack* deviceTrack, TraceTrack* controlTrack);
+  // Waits until no host task runs on the control thread, then forgets the
+  // execution.
+  void end(Lock& lock);
+  void schedule(Lock& lock, const std::function<void()>& startHelper);
+  void classify(int id);
+  void finish(int id);
+  bool pollCommunication();
+  bool postReadyReductions();
+  void postInitialSendsIfPending();
+  // The most urgent ready device task (host task) whose inputs arrived,
+  // taken from its ready set; -1 if none.
+  int takeDeviceTask();
+  int takeHostTask();
+  // Whether the control thread has anything to do while a kernel runs.
+  bool helpUseful() const;
+  // Runs a task without the lock (fills first, with it), then finishes it.
+  void runDeviceTask(int id, Lock& lock, const std::function<void()>& startHelper);
+  // `helping`: on the control thread (its stats and track).
+  void runHostTask(int id, Lock& lock, bool helping);
+  // Waits (polling MPI, yielding between looks) until a message or a
+  // reduction completes, or the control thread finishes a task.
+  void waitForProgress(Lock& lock);
+  void throwIfHelpFailed();
+
+  const SchedulerOptions& m_options;
+  int m_rank;
+
+  std::mutex m_mutex;
+  std::condition_variable m_helpWake;      // the control thread: a kernel started, or stop
+  std::condition_variable m_hostTaskDone;  // the device's thread, ending a failed execution
+  bool m_stopping = false;
+  bool m_helperStarted = false;       // startHelper called
+  std::int64_t m_kernelsStarted = 0;  // what a control thread with nothing to do waits on
+  double m_meanKernelSeconds = 1.0;   // a running mean of device tasks' durations
+  // The device's thread is inside a kernel (read by the state's overlap
+  // accounting, and by help()'s wait predicates).
+  std::atomic<bool> m_computing{false};
+
+  // The execution being run (null between executions) and its bookkeeping.
+  ExecutionState* m_state = nullptr;
+  SchedulerStats* m_deviceStats = nullptr;
+  SchedulerStats* m_helpStats = nullptr;
+  TraceTrack* m_deviceTrack = nullptr;
+  TraceTrack* m_controlTrack = nullptr;
+  Watchdog m_watchdog{0.0};
+  // Sorted vectors, not trees: a few dozen entries at most are typical, and
+  // a task's way through them then allocates nothing.
+  std::vector<std::pair<int, int>> m_readyDevice;  // (priority, id), ascending
+  std::vector<int> m_readyHost;                    // ascending
+  std::vector<int> m_reductionOrder;
+  std::size_t m_nextReduction = 0;
+  bool m_initialSendsPending = false;
+  int m_hostTasksRunning = 0;        // host tasks running without the lock
+  std::int64_t m_tasksFinished = 0;  // a progress count the idle device watches
+  std::exception_ptr m_helpFailure;
+};
+
+}  // namespace tessera
