@@ -30,8 +30,8 @@ void AsyncRunner::run(ExecutionState& state, SchedulerStats& deviceStats, Schedu
                       TraceTrack* deviceTrack, TraceTrack* controlTrack,
                       const std::function<void()>& startHelper) {
   Lock lock(m_mutex);
-  begin(state, deviceStats, helpStats, deviceTrack, controlTrack);
   try {
+    begin(state, deviceStats, helpStats, deviceTrack, controlTrack);
     schedule(lock, startHelper);
   } catch (...) {
     end(lock);
