@@ -199,21 +199,20 @@ void AsyncRunner::postInitialSendsIfPending() {
 }
 
 int AsyncRunner::takeDeviceTask() {
-  for (auto it = m_readyDevice.begin(); it != m_readyDevice.end(); ++it) {
-    const int id = it->second;
-    if (m_state->inputsArrived(node(id))) {
-      m_readyDevice.erase(it);
-      return id;
-    }
-  }
-  return -1;
+  return takeFirstArrived(m_readyDevice,
+                          [](const std::pair<int, int>& entry) { return entry.second; });
 }
 
 int AsyncRunner::takeHostTask() {
-  for (auto it = m_readyHost.begin(); it != m_readyHost.end(); ++it) {
-    const int id = *it;
+  return takeFirstArrived(m_readyHost, [](int id) { return id; });
+}
+
+template <class Entry, class IdOf>
+int AsyncRunner::takeFirstArrived(std::vector<Entry>& ready, const IdOf& idOf) {
+  for (auto it = ready.begin(); it != ready.end(); ++it) {
+    const int id = idOf(*it);
     if (m_state->inputsArrived(node(id))) {
-      m_readyHost.erase(it);
+      ready.erase(it);
       return id;
     }
   }

@@ -84,6 +84,8 @@ class AsyncRunner {
   // taken from its ready set; -1 if none.
   int takeDeviceTask();
   int takeHostTask();
+  template <class Entry, class IdOf>
+  int takeFirstArrived(std::vector<Entry>& ready, const IdOf& idOf);
   // Whether the control thread has anything to do while a kernel runs.
   bool helpUseful() const;
   // Runs a task without the lock (fills first, with it), then finishes it.

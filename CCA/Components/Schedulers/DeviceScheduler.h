@@ -6,7 +6,7 @@
 //   Sync  (acc.sync):  the control thread runs the graph; it offloads a
 //     task, waits until it completes, then goes on: no overlap.
 //   Async (acc.async): the device's thread schedules between its kernels
-//     (see AsyncExecution.h); while a kernel runs, the control thread tests
+//     (see AsyncRunner.h); while a kernel runs, the control thread tests
 //     MPI requests, unpacks arrived ghosts, posts reductions and runs host
 //     tasks. Ready tasks run most urgent first (those whose outputs other
 //     ranks wait for), in the order their data arrives.
