@@ -3,8 +3,8 @@
 // modifier, sum and min reductions, a host task) to the same bits, which are
 // also the bits of a serial reference; tiles and device time are counted
 // where they should be; an exception in a device task leaves execute() as an
-// exception; the watchdog names the message a rank waits for. The pieces
-// underneath have their own unit tests in test_DeviceThread.cc.
+// exception; the watchdog names the message a rank waits for and expires
+// only without progress.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -12,7 +12,6 @@
 #include "TestHelpers.h"
 
 #include "CCA/Components/Schedulers/DeviceScheduler.h"
-#include "CCA/Components/Schedulers/DeviceThread.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Components/Schedulers/Watchdog.h"
@@ -469,12 +468,12 @@ TEST_F(DeviceSchedulerTest, EveryModeGivesTheSameCorrectBits) {
     EXPECT_EQ(r.step.tiles, c.options->tiling.tile ? explicitTiles : chosenTiles);
     EXPECT_GT(r.step.deviceBusySeconds, 0.0);
     EXPECT_GT(r.all.deviceBusySeconds, r.step.deviceBusySeconds) << "init ran on the device too";
-    // Device tasks on the Kokkos thread. acc.sync runs host tasks on the
-    // control thread; acc.async on whichever of the two is free (the
-    // Kokkos thread between its kernels).
+    // Device tasks on the Kokkos thread. acc.sync runs host tasks there
+    // too, between its kernels; acc.async on whichever of the two threads
+    // is free.
     EXPECT_EQ(globalSum(r.deviceOffKokkosThread), 0);
     if (std::string(c.mode) == "sync") {
-      EXPECT_EQ(globalSum(r.hostOnKokkosThread), 0);
+      EXPECT_EQ(globalSum(r.hostOnKokkosThread), level().numPatches());
     }
     EXPECT_EQ(globalSum(r.hostTasks), level().numPatches());
   }
@@ -581,6 +580,22 @@ TEST(ChunkedMessages, ChunkCountsCoverTheMessage) {
   EXPECT_EQ(chunkCount(std::size_t{5} << 30, kMaxMessageChunkBytes), 5U);
   // No chunk exceeds what an int counts, whatever is asked.
   EXPECT_EQ(chunkCount(std::size_t{1} << 32, std::size_t{1} << 40), 3U);
+}
+
+// Only the expiry is timed (a sleep longer than the limit); whatever is
+// asserted not to have expired has a limit no stall of the machine reaches.
+TEST(Watchdog, ExpiresOnlyWithoutProgress) {
+  Watchdog never(0.0);
+  Watchdog patient(3600.0);
+  Watchdog quick(0.05);
+  EXPECT_FALSE(patient.expired());
+  std::this_thread::sleep_for(80ms);
+  EXPECT_TRUE(quick.expired());
+  EXPECT_FALSE(never.expired());
+  EXPECT_FALSE(patient.expired());
+  patient.progressed();
+  EXPECT_FALSE(patient.expired());
+  EXPECT_EQ(quick.limitSeconds(), 0.05);
 }
 
 // A device task throws on every patch of every rank, while ghost messages

@@ -59,14 +59,16 @@ def check_trace(check, path, ranks, mode):
               sorted(e["args"]["id"] for e in steps) == list(range(1, STEPS + 1)))
 
     tasks = slices(events, cat="task")
-    if mode == "host":
-        check("host: every task on the main thread", tasks and all(e["tid"] == 0 for e in tasks))
+    if mode in ("host", "sync"):
+        # One thread schedules and runs everything (sync offloads each
+        # kernel and waits for it).
+        check(f"{mode}: every task on the main thread", tasks and all(e["tid"] == 0 for e in tasks))
     else:
         host_tasks = [e for e in tasks if e["name"] == "Burgers::computeStableTimestep"]
         device_tasks = [e for e in tasks if e["name"] == "Burgers::timeAdvance"]
-        # acc.sync runs host tasks on the control thread, acc.async on
-        # whichever thread is free (the main one, between its kernels).
-        host_threads = {1} if mode == "sync" else {0, 1}
+        # acc.async runs host tasks on whichever thread is free (the main
+        # one, between its kernels).
+        host_threads = {0, 1}
         check(f"{mode}: device tasks on the main thread, host tasks on thread(s) {sorted(host_threads)}",
               host_tasks and device_tasks and all(e["tid"] in host_threads for e in host_tasks)
               and all(e["tid"] == 0 for e in device_tasks))

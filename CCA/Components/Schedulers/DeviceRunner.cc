@@ -1,4 +1,4 @@
-#include "CCA/Components/Schedulers/AsyncRunner.h"
+#include "CCA/Components/Schedulers/DeviceRunner.h"
 
 #include "Core/Util/Timer.h"
 
@@ -26,9 +26,9 @@ void insertSorted(std::vector<T>& sorted, const T& value) {
 }
 }  // namespace
 
-void AsyncRunner::run(ExecutionState& state, SchedulerStats& deviceStats, SchedulerStats& helpStats,
-                      TraceTrack* deviceTrack, TraceTrack* controlTrack,
-                      const std::function<void()>& startHelper) {
+void DeviceRunner::run(ExecutionState& state, SchedulerStats& deviceStats,
+                       SchedulerStats& helpStats, TraceTrack* deviceTrack, TraceTrack* controlTrack,
+                       const std::function<void()>& startHelper) {
   Lock lock(m_mutex);
   try {
     begin(state, deviceStats, helpStats, deviceTrack, controlTrack);
@@ -40,9 +40,9 @@ void AsyncRunner::run(ExecutionState& state, SchedulerStats& deviceStats, Schedu
   end(lock);
 }
 
-void AsyncRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
-                        SchedulerStats& helpStats, TraceTrack* deviceTrack,
-                        TraceTrack* controlTrack) {
+void DeviceRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
+                         SchedulerStats& helpStats, TraceTrack* deviceTrack,
+                         TraceTrack* controlTrack) {
   m_state = &state;
   m_deviceStats = &deviceStats;
   m_helpStats = &helpStats;
@@ -61,13 +61,15 @@ void AsyncRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
   }
   state.useTrace(deviceTrack);
   state.setDeviceBusyProbe([this] { return m_computing.load(std::memory_order_relaxed); });
-  // The old warehouse's sends wait for the first kernel, so that the
-  // control thread packs them while it runs (or for the first idle moment).
-  state.start(/*deferInitialSends=*/true);
-  m_initialSendsPending = !state.graph().sends.empty() || !state.graph().blockSends.empty();
+  // In async the old warehouse's sends wait for the first kernel, so that
+  // the control thread packs them while it runs (or for the first idle
+  // moment); in sync they are posted first.
+  state.start(/*deferInitialSends=*/m_async);
+  m_initialSendsPending =
+      m_async && (!state.graph().sends.empty() || !state.graph().blockSends.empty());
 }
 
-void AsyncRunner::end(Lock& lock) {
+void DeviceRunner::end(Lock& lock) {
   m_hostTaskDone.wait(lock, [&] { return m_hostTasksRunning == 0; });
   m_state->setDeviceBusyProbe({});
   m_state = nullptr;
@@ -75,7 +77,7 @@ void AsyncRunner::end(Lock& lock) {
   m_readyHost.clear();
 }
 
-void AsyncRunner::schedule(Lock& lock, const std::function<void()>& startHelper) {
+void DeviceRunner::schedule(Lock& lock, const std::function<void()>& startHelper) {
   for (const DetailedTask& n : m_state->graph().detailedTasks) {
     if (m_state->isReady(n.id)) classify(n.id);
   }
@@ -109,7 +111,7 @@ void AsyncRunner::schedule(Lock& lock, const std::function<void()>& startHelper)
   });
 }
 
-void AsyncRunner::stop() {
+void DeviceRunner::stop() {
   {
     const std::lock_guard<std::mutex> lock(m_mutex);
     m_stopping = true;
@@ -117,7 +119,7 @@ void AsyncRunner::stop() {
   m_helpWake.notify_all();
 }
 
-void AsyncRunner::help() {
+void DeviceRunner::help() {
   Lock lock(m_mutex);
   // Something to do: a kernel runs, in an execution that has not failed.
   const auto kernelRunning = [&] {
@@ -153,24 +155,26 @@ void AsyncRunner::help() {
   }
 }
 
-void AsyncRunner::classify(int id) {
+void DeviceRunner::classify(int id) {
   const DetailedTask& n = node(id);
   if (n.kind == DetailedTask::Kind::Reduction) return;  // posted in graph order
   if (m_state->taskOf(n).kind() == Task::Kind::Host) {
     insertSorted(m_readyHost, id);
   } else {
-    // Tasks that feed other ranks first, then graph order.
-    insertSorted(m_readyDevice, std::make_pair(n.sendsToRelease.empty() ? 1 : 0, id));
+    // Async: tasks that feed other ranks first, then graph order. Sync:
+    // graph order.
+    const int priority = m_async && n.sendsToRelease.empty() ? 1 : 0;
+    insertSorted(m_readyDevice, std::make_pair(priority, id));
   }
 }
 
-void AsyncRunner::finish(int id) {
+void DeviceRunner::finish(int id) {
   for (int successor : m_state->finish(id))
     classify(successor);
   ++m_tasksFinished;
 }
 
-bool AsyncRunner::pollCommunication() {
+bool DeviceRunner::pollCommunication() {
   bool progressed = m_state->progressMessages();
   for (int id : m_state->progressReductions()) {
     finish(id);
@@ -180,7 +184,7 @@ bool AsyncRunner::pollCommunication() {
 }
 
 // Reductions are collective: every rank posts them in the same (graph) order.
-bool AsyncRunner::postReadyReductions() {
+bool DeviceRunner::postReadyReductions() {
   bool posted = false;
   while (m_nextReduction < m_reductionOrder.size() &&
          m_state->isReady(m_reductionOrder[m_nextReduction])) {
@@ -192,23 +196,31 @@ bool AsyncRunner::postReadyReductions() {
   return posted;
 }
 
-void AsyncRunner::postInitialSendsIfPending() {
+void DeviceRunner::postInitialSendsIfPending() {
   if (!m_initialSendsPending) return;
   m_initialSendsPending = false;
   m_state->postInitialSends();
 }
 
-int AsyncRunner::takeDeviceTask() {
+int DeviceRunner::takeDeviceTask() {
+  if (!m_async) {
+    // No reordering by arrival: the first in graph order, once its data is here.
+    if (m_readyDevice.empty() || !m_state->inputsArrived(node(m_readyDevice.front().second)))
+      return -1;
+    const int id = m_readyDevice.front().second;
+    m_readyDevice.erase(m_readyDevice.begin());
+    return id;
+  }
   return takeFirstArrived(m_readyDevice,
                           [](const std::pair<int, int>& entry) { return entry.second; });
 }
 
-int AsyncRunner::takeHostTask() {
+int DeviceRunner::takeHostTask() {
   return takeFirstArrived(m_readyHost, [](int id) { return id; });
 }
 
 template <class Entry, class IdOf>
-int AsyncRunner::takeFirstArrived(std::vector<Entry>& ready, const IdOf& idOf) {
+int DeviceRunner::takeFirstArrived(std::vector<Entry>& ready, const IdOf& idOf) {
   for (auto it = ready.begin(); it != ready.end(); ++it) {
     const int id = idOf(*it);
     if (m_state->inputsArrived(node(id))) {
@@ -219,17 +231,17 @@ int AsyncRunner::takeFirstArrived(std::vector<Entry>& ready, const IdOf& idOf) {
   return -1;
 }
 
-bool AsyncRunner::helpUseful() const {
+bool DeviceRunner::helpUseful() const {
   return m_initialSendsPending || !m_readyHost.empty() || m_state->reductionsPending() ||
          m_state->receivesOutstanding();
 }
 
-void AsyncRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>& startHelper) {
+void DeviceRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>& startHelper) {
   m_state->markStarted(id);
   m_state->performFills(node(id));
   m_computing.store(true, std::memory_order_relaxed);
   ++m_kernelsStarted;
-  const bool worthHelp = m_meanKernelSeconds >= kKernelWorthHelpSeconds;
+  const bool worthHelp = m_async && m_meanKernelSeconds >= kKernelWorthHelpSeconds;
   if (!worthHelp) postInitialSendsIfPending();  // no one else will while the kernel runs
   const bool useful = worthHelp && helpUseful();
   const bool firstHelp = useful && !m_helperStarted;
@@ -255,7 +267,7 @@ void AsyncRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>&
   finish(id);
 }
 
-void AsyncRunner::runHostTask(int id, Lock& lock, bool helping) {
+void DeviceRunner::runHostTask(int id, Lock& lock, bool helping) {
   SchedulerStats& stats = helping ? *m_helpStats : *m_deviceStats;
   TraceTrack* const track = helping ? m_controlTrack : m_deviceTrack;
   m_state->markStarted(id);
@@ -277,7 +289,7 @@ void AsyncRunner::runHostTask(int id, Lock& lock, bool helping) {
   finish(id);
 }
 
-void AsyncRunner::waitForProgress(Lock& lock) {
+void DeviceRunner::waitForProgress(Lock& lock) {
   const ScopedTimer idle(m_deviceStats->waitSeconds);
   const TraceScope traced(m_deviceTrack, "wait: messages", "wait");
   const std::int64_t finishedBefore = m_tasksFinished;
@@ -298,7 +310,7 @@ void AsyncRunner::waitForProgress(Lock& lock) {
   m_watchdog.progressed();
 }
 
-void AsyncRunner::throwIfHelpFailed() {
+void DeviceRunner::throwIfHelpFailed() {
   if (m_helpFailure) std::rethrow_exception(m_helpFailure);
 }
 

@@ -1,20 +1,23 @@
 #pragma once
-// acc.async on a CPU: graphs scheduled by whichever of two threads is free.
+// The device schedulers on a CPU: the device's thread runs the graph.
 //
-// On Sunway the MPE schedules, spawns a kernel on the CPEs and goes on
-// with MPI while they compute. Kokkos' OpenMP backend makes the launching
-// thread one of the kernel's workers instead, so here the thread that
-// initialised Kokkos (the device's thread) schedules between its kernels
-// itself: it picks the most urgent ready task whose ghost data is here,
-// fills its ghost cells, runs it, releases its successors and sends, polls
-// MPI, and runs host tasks and reductions when no kernel is ready. Only
-// while it is inside a kernel does the control thread stand in for it:
-// testing messages, unpacking arrived ghost data, posting reductions and
-// running ready host tasks. So when there is nothing to overlap (one rank,
-// or one task per step) no work changes threads and the mode costs what
-// host mode costs; when there is, the control thread hides it behind the
-// kernels, and the device's thread runs tasks in the order their data
-// arrives rather than waiting in graph order.
+// On Sunway the MPE schedules, spawns a kernel on the CPEs and, in
+// acc.async, goes on with MPI while they compute. Kokkos' OpenMP backend
+// makes the launching thread one of the kernel's workers instead, so here
+// the thread that initialised Kokkos (the device's thread) schedules
+// between its kernels itself: it picks a ready task whose ghost data is
+// here, fills its ghost cells, runs it, releases its successors and sends,
+// polls MPI, and runs host tasks and reductions when no kernel is ready.
+// The two offload modes differ in what happens while a kernel runs and in
+// which task runs next:
+//   Sync  (acc.sync): nothing else happens; device tasks run in graph
+//     order, each waiting for its own messages (no reordering by arrival).
+//   Async (acc.async): the control thread stands in for the device's
+//     thread, testing messages, unpacking arrived ghost data, posting
+//     reductions and running ready host tasks; the device's thread runs the
+//     most urgent ready task whose data has arrived. When there is nothing
+//     to overlap (one rank, or one task per step) no work changes threads
+//     and the mode costs what host mode costs.
 //
 // One runner serves every execution of its scheduler, so that the control
 // thread waits on the runner's lock and condition variable across graphs
@@ -37,26 +40,30 @@
 
 namespace tessera {
 
-class AsyncRunner {
+class DeviceRunner {
  public:
-  AsyncRunner(const SchedulerOptions& options, int rank) : m_options(options), m_rank(rank) {}
-  AsyncRunner(const AsyncRunner&) = delete;
-  AsyncRunner& operator=(const AsyncRunner&) = delete;
+  enum class Offload { Sync, Async };
+
+  DeviceRunner(const SchedulerOptions& options, int rank, Offload offload)
+      : m_options(options), m_rank(rank), m_async(offload == Offload::Async) {}
+  DeviceRunner(const DeviceRunner&) = delete;
+  DeviceRunner& operator=(const DeviceRunner&) = delete;
 
   // ---- the device's thread (the one that initialised Kokkos) ----
   // Runs `state`'s graph to its end and waits for the last sends, counting
   // its own work in `deviceStats` and the control thread's host tasks in
   // `helpStats`; `deviceTrack` and `controlTrack` are the two threads'
-  // (null: tracing off). The first time a kernel starts while there is
-  // something to progress, it calls `startHelper` (without the lock): the
-  // scheduler then makes sure its control thread is in help(). Throws the
+  // (null: tracing off). In async, the first time a kernel starts while
+  // there is something to progress, it calls `startHelper` (without the
+  // lock): the scheduler then makes sure its control thread is in help();
+  // in sync it never calls it. Throws the
   // first failure of either thread; the control thread has let go of the
   // state when it returns, however it returns.
   void run(ExecutionState& state, SchedulerStats& deviceStats, SchedulerStats& helpStats,
            TraceTrack* deviceTrack, TraceTrack* controlTrack,
            const std::function<void()>& startHelper);
 
-  // ---- the control thread ----
+  // ---- the control thread (async only) ----
   // Progresses communication and host tasks while the device's thread is
   // inside a kernel, sleeping otherwise, until stop(). A failure is kept
   // for run() to throw.
@@ -81,7 +88,8 @@ class AsyncRunner {
   bool postReadyReductions();
   void postInitialSendsIfPending();
   // The most urgent ready device task (host task) whose inputs arrived,
-  // taken from its ready set; -1 if none.
+  // taken from its ready set; -1 if none. In sync, only the first ready
+  // device task in graph order is a candidate.
   int takeDeviceTask();
   int takeHostTask();
   template <class Entry, class IdOf>
@@ -99,6 +107,7 @@ class AsyncRunner {
 
   const SchedulerOptions& m_options;
   int m_rank;
+  bool m_async;  // Offload::Async
 
   std::mutex m_mutex;
   std::condition_variable m_helpWake;      // the control thread: a kernel started, or stop
