@@ -28,6 +28,12 @@ Communicator Communicator::duplicate(MPI_Comm comm) {
   return Communicator(copy, true);
 }
 
+Communicator Communicator::node(MPI_Comm comm) {
+  MPI_Comm shared = MPI_COMM_NULL;
+  TESSERA_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared));
+  return Communicator(shared, true);
+}
+
 Communicator::Communicator(Communicator&& other) noexcept
     : m_comm(std::exchange(other.m_comm, MPI_COMM_NULL)),
       m_owned(std::exchange(other.m_owned, false)),

@@ -31,6 +31,9 @@ class Communicator {
   static Communicator borrow(MPI_Comm comm);
   // A private duplicate of `comm`, freed when this handle dies.
   static Communicator duplicate(MPI_Comm comm);
+  // The ranks of `comm` on this rank's node (MPI_COMM_TYPE_SHARED), freed
+  // when this handle dies. Collective over `comm`.
+  static Communicator node(MPI_Comm comm);
 
   Communicator(Communicator&& other) noexcept;
   Communicator& operator=(Communicator&& other) noexcept;

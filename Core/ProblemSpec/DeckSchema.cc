@@ -71,6 +71,10 @@ Schema schedulerSchema() {
       .range("cache_bytes", 64)
       .optional("tile", VT::TileSpec, "kernel tile size, or auto")
       .range("tile", 1)
+      .optional("control_thread", VT::String,
+                "async: let a control thread progress MPI and host tasks while kernels run "
+                "(auto: only when it has a core of its own)")
+      .oneOf("control_thread", {"auto", "always", "never"})
       .optional("watchdog_seconds", VT::Double, "report a task stuck longer than this")
       .greaterThan("watchdog_seconds", 0);
 }

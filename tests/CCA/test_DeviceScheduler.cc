@@ -19,6 +19,7 @@
 #include "CCA/Ports/ExecutionContext.h"
 #include "Core/Grid/Grid.h"
 #include "Core/Parallel/Communicator.h"
+#include "Core/Parallel/CoreBudget.h"
 
 #include <Kokkos_Core.hpp>
 
@@ -33,6 +34,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sched.h>
+#include <unistd.h>
 
 namespace tessera {
 namespace {
@@ -404,13 +408,19 @@ TEST_F(DeviceSchedulerTest, EveryModeGivesTheSameCorrectBits) {
   SchedulerOptions explicitTile = chosen;
   explicitTile.tiling.tile = IntVector{3, 2, 3};
   explicitTile.tiling.scratchpadBytes = 65536;
+  // async with its control thread at work during kernels, and without.
+  SchedulerOptions helped = chosen;
+  helped.controlThread = SchedulerOptions::ControlThread::Always;
+  SchedulerOptions alone = chosen;
+  alone.controlThread = SchedulerOptions::ControlThread::Never;
   const StepResult host = run("host", chosen);
   struct Case {
     const char* mode;
     const SchedulerOptions* options;
   };
-  const std::vector<Case> cases = {
-      {"sync", &chosen}, {"async", &chosen}, {"sync", &explicitTile}, {"async", &explicitTile}};
+  const std::vector<Case> cases = {{"sync", &chosen},       {"async", &chosen},
+                                   {"sync", &explicitTile}, {"async", &explicitTile},
+                                   {"async", &helped},      {"async", &alone}};
 
   // Tiles each device-task stencil takes on a 4 x 5 x 4 patch.
   const auto tilesOf = [](const IntVector& tile) {
@@ -446,7 +456,9 @@ TEST_F(DeviceSchedulerTest, EveryModeGivesTheSameCorrectBits) {
 
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.mode) +
-                 (c.options->tiling.tile ? " explicit tile" : " chosen tile"));
+                 (c.options->tiling.tile ? " explicit tile" : " chosen tile") +
+                 (c.options == &helped ? ", control thread always" : "") +
+                 (c.options == &alone ? ", control thread never" : ""));
     const StepResult r = run(c.mode, *c.options);
     EXPECT_EQ(globalSum(r.wrong), 0);
     EXPECT_EQ(r.values.size(), host.values.size());
@@ -469,10 +481,10 @@ TEST_F(DeviceSchedulerTest, EveryModeGivesTheSameCorrectBits) {
     EXPECT_GT(r.step.deviceBusySeconds, 0.0);
     EXPECT_GT(r.all.deviceBusySeconds, r.step.deviceBusySeconds) << "init ran on the device too";
     // Device tasks on the Kokkos thread. acc.sync runs host tasks there
-    // too, between its kernels; acc.async on whichever of the two threads
-    // is free.
+    // too, between its kernels, and so does acc.async without its control
+    // thread; with it, on whichever of the two threads is free.
     EXPECT_EQ(globalSum(r.deviceOffKokkosThread), 0);
-    if (std::string(c.mode) == "sync") {
+    if (std::string(c.mode) == "sync" || c.options == &alone) {
       EXPECT_EQ(globalSum(r.hostOnKokkosThread), level().numPatches());
     }
     EXPECT_EQ(globalSum(r.hostTasks), level().numPatches());
@@ -487,6 +499,8 @@ TEST_F(DeviceSchedulerTest, AsyncRunsReadyHostTasksOnTheControlThreadDuringAKern
   const Labels l;
   SchedulerOptions options;
   options.watchdogSeconds = 60.0;
+  // Auto leaves it idle where the kernels' threads take every core.
+  options.controlThread = SchedulerOptions::ControlThread::Always;
   const auto scheduler = makeScheduler("async", m_world, options);
   const std::thread::id kokkosThread = std::this_thread::get_id();
   std::atomic<int> hostTasksRun{0};
@@ -584,6 +598,19 @@ TEST(ChunkedMessages, ChunkCountsCoverTheMessage) {
 
 // Only the expiry is timed (a sleep longer than the limit); whatever is
 // asserted not to have expired has a limit no stall of the machine reaches.
+// The control thread is worth waking only with a core of its own.
+TEST_F(DeviceSchedulerTest, NoCoreIsLeftWhenTheThreadsFillTheCpus) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  EXPECT_FALSE(coreLeftForOneMoreThread(m_world, CPU_COUNT(&allowed)));
+  EXPECT_FALSE(coreLeftForOneMoreThread(m_world, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))));
+  // One thread per rank and a spare core each: only if the node has them.
+  const Communicator node = Communicator::node(m_world.get());
+  const bool spare = CPU_COUNT(&allowed) > 1 && 2 * node.size() <= sysconf(_SC_NPROCESSORS_ONLN);
+  EXPECT_EQ(coreLeftForOneMoreThread(m_world, 1), spare);
+}
+
 TEST(Watchdog, ExpiresOnlyWithoutProgress) {
   Watchdog never(0.0);
   Watchdog patient(3600.0);

@@ -54,6 +54,9 @@ CONFIGURATIONS = [
     # Untiled kernels in the device modes.
     (2, ["scheduler.type=async", "scheduler.tiling=false"]),
     (1, ["scheduler.type=sync", "scheduler.tiling=false"]),
+    # async with its control thread at work during kernels, and without.
+    (2, ["scheduler.type=async", "scheduler.control_thread=always"]),
+    (3, ["scheduler.type=async", "scheduler.control_thread=never"]),
 ]
 
 QUICK = [
@@ -68,6 +71,7 @@ QUICK = [
     (2, ["scheduler.type=async", "scheduler.tiling=false"]),
     (2, ["scheduler.type=async", "scheduler.tile=[5,3,7]"]),
     (1, ["scheduler.patch_groups=false", "scheduler.type=host"]),
+    (2, ["scheduler.type=async", "scheduler.control_thread=always"]),
 ]
 QUICK_THREADED = [
     (1, ["scheduler.type=async"]),

@@ -61,12 +61,12 @@ void DeviceRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
   }
   state.useTrace(deviceTrack);
   state.setDeviceBusyProbe([this] { return m_computing.load(std::memory_order_relaxed); });
-  // In async the old warehouse's sends wait for the first kernel, so that
-  // the control thread packs them while it runs (or for the first idle
-  // moment); in sync they are posted first.
-  state.start(/*deferInitialSends=*/m_async);
+  // With a control thread the old warehouse's sends wait for the first
+  // kernel, so that it packs them while the kernel runs (or for the first
+  // idle moment); otherwise they are posted first.
+  state.start(/*deferInitialSends=*/m_helped);
   m_initialSendsPending =
-      m_async && (!state.graph().sends.empty() || !state.graph().blockSends.empty());
+      m_helped && (!state.graph().sends.empty() || !state.graph().blockSends.empty());
 }
 
 void DeviceRunner::end(Lock& lock) {
@@ -241,7 +241,7 @@ void DeviceRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>
   m_state->performFills(node(id));
   m_computing.store(true, std::memory_order_relaxed);
   ++m_kernelsStarted;
-  const bool worthHelp = m_async && m_meanKernelSeconds >= kKernelWorthHelpSeconds;
+  const bool worthHelp = m_helped && m_meanKernelSeconds >= kKernelWorthHelpSeconds;
   if (!worthHelp) postInitialSendsIfPending();  // no one else will while the kernel runs
   const bool useful = worthHelp && helpUseful();
   const bool firstHelp = useful && !m_helperStarted;

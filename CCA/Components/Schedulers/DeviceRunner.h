@@ -44,8 +44,13 @@ class DeviceRunner {
  public:
   enum class Offload { Sync, Async };
 
-  DeviceRunner(const SchedulerOptions& options, int rank, Offload offload)
-      : m_options(options), m_rank(rank), m_async(offload == Offload::Async) {}
+  // `helped`: async only; whether the control thread works while kernels
+  // run (otherwise the device's thread does everything, between kernels).
+  DeviceRunner(const SchedulerOptions& options, int rank, Offload offload, bool helped)
+      : m_options(options),
+        m_rank(rank),
+        m_async(offload == Offload::Async),
+        m_helped(m_async && helped) {}
   DeviceRunner(const DeviceRunner&) = delete;
   DeviceRunner& operator=(const DeviceRunner&) = delete;
 
@@ -53,17 +58,17 @@ class DeviceRunner {
   // Runs `state`'s graph to its end and waits for the last sends, counting
   // its own work in `deviceStats` and the control thread's host tasks in
   // `helpStats`; `deviceTrack` and `controlTrack` are the two threads'
-  // (null: tracing off). In async, the first time a kernel starts while
+  // (null: tracing off). When helped, the first time a kernel starts while
   // there is something to progress, it calls `startHelper` (without the
   // lock): the scheduler then makes sure its control thread is in help();
-  // in sync it never calls it. Throws the
-  // first failure of either thread; the control thread has let go of the
-  // state when it returns, however it returns.
+  // otherwise it never calls it. Throws the first failure of either
+  // thread; the control thread has let go of the state when it returns,
+  // however it returns.
   void run(ExecutionState& state, SchedulerStats& deviceStats, SchedulerStats& helpStats,
            TraceTrack* deviceTrack, TraceTrack* controlTrack,
            const std::function<void()>& startHelper);
 
-  // ---- the control thread (async only) ----
+  // ---- the control thread (when helped) ----
   // Progresses communication and host tasks while the device's thread is
   // inside a kernel, sleeping otherwise, until stop(). A failure is kept
   // for run() to throw.
@@ -107,7 +112,8 @@ class DeviceRunner {
 
   const SchedulerOptions& m_options;
   int m_rank;
-  bool m_async;  // Offload::Async
+  bool m_async;   // Offload::Async
+  bool m_helped;  // the control thread works while kernels run
 
   std::mutex m_mutex;
   std::condition_variable m_helpWake;      // the control thread: a kernel started, or stop

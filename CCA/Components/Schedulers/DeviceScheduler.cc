@@ -1,8 +1,30 @@
 #include "CCA/Components/Schedulers/DeviceScheduler.h"
 
 #include "CCA/Components/Schedulers/ExecutionState.h"
+#include "Core/Parallel/CoreBudget.h"
+
+#include <Kokkos_Core.hpp>
 
 namespace tessera {
+
+namespace {
+// On a core the kernels use, the control thread only takes time from them:
+// woken as a kernel starts, it delayed the kernel by about 100 us on this
+// machine (sus --trace, Burgers on 2 ranks of one core each).
+bool controlThreadHelps(const Communicator& world, const SchedulerOptions& options,
+                        DeviceScheduler::Mode mode) {
+  if (mode != DeviceScheduler::Mode::Async) return false;
+  switch (options.controlThread) {
+    case SchedulerOptions::ControlThread::Always:
+      return true;
+    case SchedulerOptions::ControlThread::Never:
+      return false;
+    case SchedulerOptions::ControlThread::Auto:
+      break;
+  }
+  return coreLeftForOneMoreThread(world, Kokkos::DefaultExecutionSpace().concurrency());
+}
+}  // namespace
 
 DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptions& options,
                                  Mode mode)
@@ -14,7 +36,7 @@ DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptio
                        return tiled;
                      }()),
       m_mode(mode),
-      m_runner(m_options, m_comm.rank(), mode) {}
+      m_runner(m_options, m_comm.rank(), mode, controlThreadHelps(m_comm, options, mode)) {}
 
 DeviceScheduler::~DeviceScheduler() {
   if (!m_control.joinable()) return;

@@ -38,6 +38,11 @@ struct SchedulerOptions {
   // message of 2 GiB or more travels as several (same peer and tag, so they
   // arrive in order). Tests force a small size to exercise the cutting.
   std::size_t messageChunkBytes = kMaxMessageChunkBytes;
+  // Whether async's control thread works while kernels run (see
+  // DeviceRunner.h): Auto only when it has a core of its own, so that it
+  // never takes the kernels' core (scheduler.control_thread).
+  enum class ControlThread { Auto, Always, Never };
+  ControlThread controlThread = ControlThread::Auto;
 };
 
 class GraphScheduler : public Scheduler {

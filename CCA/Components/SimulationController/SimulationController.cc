@@ -252,6 +252,10 @@ SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
   options.tileStencils = spec->get<bool>("tiling", options.tileStencils);
   options.watchdogSeconds = spec->get<double>("watchdog_seconds", options.watchdogSeconds);
   options.patchGroups = spec->get<bool>("patch_groups", options.patchGroups);
+  const std::string controlThread = spec->get<std::string>("control_thread", "auto");
+  options.controlThread = controlThread == "always"  ? SchedulerOptions::ControlThread::Always
+                          : controlThread == "never" ? SchedulerOptions::ControlThread::Never
+                                                     : SchedulerOptions::ControlThread::Auto;
   return options;
 }
 
