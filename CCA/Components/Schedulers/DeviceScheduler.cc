@@ -9,8 +9,9 @@ namespace tessera {
 
 namespace {
 // On a core the kernels use, the control thread only takes time from them:
-// woken as a kernel starts, it delayed the kernel by about 100 us on this
-// machine (sus --trace, Burgers on 2 ranks of one core each).
+// woken as a kernel starts, it delayed the kernel by about 95 us on this
+// machine (sus --trace, Burgers on 2 ranks of one core each, with the
+// stencil started before its ghosts arrived: docs/benchmarks.md).
 bool controlThreadHelps(const Communicator& world, const SchedulerOptions& options,
                         DeviceScheduler::Mode mode) {
   if (mode != DeviceScheduler::Mode::Async) return false;
