@@ -52,12 +52,13 @@ struct PhiTables {
     PhiTables part = *this;
     part.lo = box.lo();
     part.start = start + (box.lo() - lo);
+    // Division by dx > 0 rounds monotonically, so the largest |phi|, divided
+    // once, is the largest |phi| / dx bit for bit, at one division per axis.
     for (int axis = 0; axis < 3; ++axis) {
       double largest = 0.0;
       for (int i = interior.lo()[axis]; i < interior.hi()[axis]; ++i)
-        largest = std::max(largest,
-                           std::fabs(hostValues(part.start[axis] + i - part.lo[axis])) / dx[axis]);
-      part.largestRate[axis] = largest;
+        largest = std::max(largest, std::fabs(hostValues(part.start[axis] + i - part.lo[axis])));
+      part.largestRate[axis] = largest / dx[axis];
     }
     return part;
   }
