@@ -12,4 +12,11 @@ namespace tessera {
 // Collective over `world`.
 bool coreLeftForOneMoreThread(const Communicator& world, int threadsPerRank);
 
+// A CPU the calling thread may use other than the one it runs on (the
+// highest such), for a thread that should not share its core; -1 if none.
+int otherCpuOfThisThread();
+
+// Binds the calling thread to `cpu`; false if the system refuses.
+bool bindThisThreadTo(int cpu);
+
 }  // namespace tessera

@@ -23,6 +23,12 @@ with the neighbours' load, which no scheduler causes (see
 docs/benchmarks.md). The digest of every run must equal that of a plain
 host run, which the script makes once per case.
 
+One more case family, "spare core": 1 rank with one device thread and a
+core left over, where async's control thread works beside the kernels (the
+seed paper's MPE beside its CPE cluster), one task per patch (patch groups
+off, as Uintah's tasks are). There the control thread makes the local ghost
+copies and runs the host tasks while the kernels run.
+
 Writes a JSON file and, when matplotlib is available (Debian:
 python3-matplotlib), a PNG chart.
 
@@ -49,7 +55,7 @@ PAPER_NAMES = {"host": "host.sync", "sync": "acc.sync", "async": "acc.async"}
 PATCH_SHAPES = [(16, 16, 64), (32, 32, 32), (32, 32, 64), (64, 64, 64), (64, 64, 128)]
 
 
-def run_sus(args, scratch, scheduler, ranks, threads, layout, balancer, steps):
+def run_sus(args, scratch, scheduler, ranks, threads, layout, balancer, steps, groups=True):
     """(per-timestep stats lines of rank 0, digest, overlap %) of one run."""
     stats = pathlib.Path(scratch) / "stats.jsonl"
     cmd = mpirun(ranks) + [
@@ -57,7 +63,8 @@ def run_sus(args, scratch, scheduler, ranks, threads, layout, balancer, steps):
         "--nthreads", str(threads), "--max-timesteps", str(steps), "--stats", str(stats),
         "--set", f"grid.level.resolution=[{args.resolution},{args.resolution},{args.resolution}]",
         "--set", "grid.level.patches=[{},{},{}]".format(*layout),
-        "--set", f"load_balancer.type={balancer}", str(args.deck)]
+        "--set", f"load_balancer.type={balancer}",
+        "--set", f"scheduler.patch_groups={'true' if groups else 'false'}", str(args.deck)]
     env = dict(os.environ, OMP_PROC_BIND="false")
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
@@ -70,13 +77,14 @@ def run_sus(args, scratch, scheduler, ranks, threads, layout, balancer, steps):
     return lines, digest
 
 
-def measure(args, scratch, ranks, threads, balancer, shape):
+def measure(args, scratch, ranks, threads, balancer, shape, groups=True):
     """One case: --runs rotating runs of --rounds rounds each."""
     layout = tuple(args.resolution // s for s in shape)
     row = {"ranks": ranks, "device_threads": threads, "patch": "x".join(map(str, shape)),
-           "balancer": balancer, "layout": layout, "cells": args.resolution ** 3}
+           "balancer": balancer, "layout": layout, "cells": args.resolution ** 3,
+           "patch_groups": groups, "case": "all cores" if groups else "spare core"}
     steps = len(MODES) * args.rounds
-    _, reference = run_sus(args, scratch, "host", ranks, threads, layout, balancer, steps)
+    _, reference = run_sus(args, scratch, "host", ranks, threads, layout, balancer, steps, groups)
     orders = itertools.cycle(itertools.permutations(MODES))
     times = {mode: [] for mode in MODES}          # seconds, every measured round
     overlap = {mode: [] for mode in MODES}
@@ -84,7 +92,7 @@ def measure(args, scratch, ranks, threads, balancer, shape):
     for _ in range(args.runs):
         order = next(orders)
         lines, digest = run_sus(args, scratch, ",".join(order), ranks, threads, layout, balancer,
-                                steps)
+                                steps, groups)
         digests.add(digest)
         for first in range(len(MODES), len(lines), len(MODES)):  # round 0: warm-up
             for line in lines[first:first + len(MODES)]:
@@ -117,53 +125,59 @@ def main():
                            help="patch shapes, e.g. 16x16x64,32x32x32")
     arguments.add_argument("--balancers", default="sfc,round_robin",
                            help="load balancers on more than one rank")
+    arguments.add_argument("--no-spare-core", action="store_true",
+                           help="leave out the spare-core cases (1 rank x 1 device thread)")
     args = arguments.parse_args()
     shapes = [tuple(int(n) for n in shape.split("x")) for shape in args.shapes.split(",")]
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     cores = os.cpu_count() or 1
     results = []
+    cases = []
+    for ranks in [int(r) for r in args.ranks.split(",")]:
+        # Round-robin balancing scatters the patches: every neighbour is on
+        # the other rank, the most communication there is to hide.
+        for balancer in (args.balancers.split(",") if ranks > 1 else ["sfc"]):
+            cases += [(ranks, max(1, cores // ranks), balancer, shape, True) for shape in shapes]
+    if cores >= 2 and not args.no_spare_core:
+        cases += [(1, 1, "sfc", shape, False) for shape in shapes]
     with tempfile.TemporaryDirectory(prefix="tessera-variants-bench-") as scratch:
-        for ranks in [int(r) for r in args.ranks.split(",")]:
-            threads = max(1, cores // ranks)
-            # Round-robin balancing scatters the patches: every neighbour is on
-            # the other rank, the most communication there is to hide.
-            for balancer in (args.balancers.split(",") if ranks > 1 else ["sfc"]):
-                for shape in shapes:
-                    row = measure(args, scratch, ranks, threads, balancer, shape)
-                    results.append(row)
-                    print(f"ranks {ranks} {balancer:>11} patch {row['patch']:>10}: " +
-                          "  ".join(f"{PAPER_NAMES[m]} {row[f'{m}_ms_per_step']:6.3f} ms "
-                                    f"(/host {row[f'{m}_over_host']:.3f})" for m in MODES) +
-                          f"  async improvement {row['async_improvement_percent']:+6.1f} %"
-                          f"  slowest/fastest {row['slowest_over_fastest_percent']:+5.1f} %"
-                          f"  overlap {row['async_overlap_percent']:.0f} %"
-                          f"  digests {'identical' if row['digests_identical'] else 'DIFFER'}"
-                          f"  ({row['rounds']} rounds)",
-                          flush=True)
+        for ranks, threads, balancer, shape, groups in cases:
+            row = measure(args, scratch, ranks, threads, balancer, shape, groups)
+            results.append(row)
+            label = balancer if groups else "spare core"
+            print(f"ranks {ranks} {label:>11} patch {row['patch']:>10}: " +
+                  "  ".join(f"{PAPER_NAMES[m]} {row[f'{m}_ms_per_step']:6.3f} ms "
+                            f"(/host {row[f'{m}_over_host']:.3f})" for m in MODES) +
+                  f"  async improvement {row['async_improvement_percent']:+6.1f} %"
+                  f"  slowest/fastest {row['slowest_over_fastest_percent']:+5.1f} %"
+                  f"  overlap {row['async_overlap_percent']:.0f} %"
+                  f"  digests {'identical' if row['digests_identical'] else 'DIFFER'}"
+                  f"  ({row['rounds']} rounds)",
+                  flush=True)
     summary = {"machine_cores": cores, "runs": args.runs, "rounds_per_run": args.rounds,
                "statistic": "sus --scheduler host,sync,async (modes in turn, one timestep each); "
                             "per-timestep wall_seconds (sus --stats, rank 0); ratios within a "
                             "round, medians over the rounds of all runs",
                "results": results}
-    for ranks in sorted({r["ranks"] for r in results}):
-        for balancer in sorted({r["balancer"] for r in results if r["ranks"] == ranks}):
-            rows = [r for r in results if r["ranks"] == ranks and r["balancer"] == balancer]
-            gains = [r["async_improvement_percent"] for r in rows]
-            key = f"{ranks}_ranks_{balancer}"
-            summary[f"mean_async_improvement_percent_{key}"] = statistics.mean(gains)
-            summary[f"max_async_improvement_percent_{key}"] = max(gains)
-            summary[f"worst_slowest_over_fastest_percent_{key}"] = max(
-                r["slowest_over_fastest_percent"] for r in rows)
+    families = sorted({(r["ranks"], r["balancer"], r["case"]) for r in results})
+    for ranks, balancer, case in families:
+        rows = [r for r in results if (r["ranks"], r["balancer"], r["case"]) == (ranks, balancer, case)]
+        gains = [r["async_improvement_percent"] for r in rows]
+        key = f"{ranks}_ranks_{balancer}" if case == "all cores" else "1_rank_1_thread_spare_core"
+        summary[f"mean_async_improvement_percent_{key}"] = statistics.mean(gains)
+        summary[f"max_async_improvement_percent_{key}"] = max(gains)
+        summary[f"worst_slowest_over_fastest_percent_{key}"] = max(
+            r["slowest_over_fastest_percent"] for r in rows)
     (out / "scheduler_variants.json").write_text(json.dumps(summary, indent=2))
     print(json.dumps({k: v for k, v in summary.items() if k != "results"}, indent=2))
     plt = pyplot()
     if plt is None:
         return
-    rank_counts = sorted({r["ranks"] for r in results})
-    fig, axes = plt.subplots(1, len(rank_counts), figsize=(6 * len(rank_counts), 4.5), squeeze=False)
-    for ax, ranks in zip(axes[0], rank_counts):
-        rows = [r for r in results if r["ranks"] == ranks]
+    panels = sorted({(r["ranks"], r["device_threads"], r["case"]) for r in results})
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
+    for ax, (ranks, threads, case) in zip(axes[0], panels):
+        rows = [r for r in results if (r["ranks"], r["device_threads"], r["case"]) == (ranks, threads, case)]
         xs = range(len(rows))
         width = 0.27
         for offset, mode in zip((-width, 0, width), MODES):
@@ -174,7 +188,9 @@ def main():
                            rotation=20, fontsize=8)
         ax.set_xlabel("patch size (128^3 cells)")
         ax.set_ylabel("ms per timestep (median over rounds)")
-        ax.set_title(f"Burgers, {ranks} rank(s) x {rows[0]['device_threads']} device thread(s)")
+        title = f"Burgers, {ranks} rank(s) x {threads} device thread(s)"
+        ax.set_title(title if case == "all cores" else title + ",\na spare core, a task per patch",
+                     fontsize=10)
         ax.legend()
     fig.tight_layout()
     fig.savefig(out / "scheduler_variants.png", dpi=120)

@@ -611,6 +611,32 @@ TEST_F(DeviceSchedulerTest, NoCoreIsLeftWhenTheThreadsFillTheCpus) {
   EXPECT_EQ(coreLeftForOneMoreThread(m_world, 1), spare);
 }
 
+// The control thread's CPU: one of this thread's, other than the one it
+// runs on when there are two or more; a thread bound to it may run there only.
+TEST_F(DeviceSchedulerTest, TheControlThreadsCpuIsAnotherOfTheRanks) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  const int cpu = otherCpuOfThisThread();
+  if (CPU_COUNT(&allowed) < 2) {
+    EXPECT_EQ(cpu, -1);
+    return;
+  }
+  ASSERT_GE(cpu, 0);
+  EXPECT_TRUE(CPU_ISSET(cpu, &allowed));
+  cpu_set_t bound;
+  CPU_ZERO(&bound);
+  bool ok = false;
+  std::thread([&] {
+    ok = bindThisThreadTo(cpu);
+    sched_getaffinity(0, sizeof(bound), &bound);
+  }).join();
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(CPU_COUNT(&bound), 1);
+  EXPECT_TRUE(CPU_ISSET(cpu, &bound));
+  EXPECT_FALSE(bindThisThreadTo(-1));
+}
+
 TEST(Watchdog, ExpiresOnlyWithoutProgress) {
   Watchdog never(0.0);
   Watchdog patient(3600.0);

@@ -57,6 +57,10 @@ CONFIGURATIONS = [
     # async with its control thread at work during kernels, and without.
     (2, ["scheduler.type=async", "scheduler.control_thread=always"]),
     (3, ["scheduler.type=async", "scheduler.control_thread=never"]),
+    # One rank of one thread, patch by patch: where the machine has a
+    # second core, the control thread spins on it and makes the local ghost
+    # copies while kernels run.
+    (1, ["scheduler.type=async", "scheduler.patch_groups=false"]),
 ]
 
 QUICK = [
@@ -72,6 +76,7 @@ QUICK = [
     (2, ["scheduler.type=async", "scheduler.tile=[5,3,7]"]),
     (1, ["scheduler.patch_groups=false", "scheduler.type=host"]),
     (2, ["scheduler.type=async", "scheduler.control_thread=always"]),
+    (1, ["scheduler.type=async", "scheduler.patch_groups=false"]),
 ]
 QUICK_THREADED = [
     (1, ["scheduler.type=async"]),

@@ -7,6 +7,7 @@ usage: test_trace.py --sus S --mpirun M [--mpirun-flag F]... DECK TRACE_PLOT
 """
 import collections
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -21,20 +22,20 @@ def slices(events, **match):
     return [e for e in events if e["ph"] == "X" and all(e.get(k) == v for k, v in match.items())]
 
 
-def check_trace(check, path, ranks, mode):
+def check_trace(check, path, ranks, mode, label):
     trace = json.loads(path.read_text())
     events = trace.get("traceEvents", [])
-    check(f"{mode}: a traceEvents list and the graph of every rank",
+    check(f"{label}: a traceEvents list and the graph of every rank",
           isinstance(events, list) and events and trace["otherData"]["ranks"] == ranks
           and len(trace["otherData"]["graphs"]) == ranks)
-    check(f"{mode}: every event has a known phase, a rank and a time",
+    check(f"{label}: every event has a known phase, a rank and a time",
           all(e["ph"] in "XMsf" and e["pid"] in range(ranks) and (e["ph"] == "M" or e["ts"] >= 0)
               for e in events))
-    check(f"{mode}: slices have a duration, a thread and a step",
+    check(f"{label}: slices have a duration, a thread and a step",
           all(e["dur"] >= 0 and e["tid"] in (0, 1) and "step" in e["args"] for e in slices(events)))
     names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in events
              if e["ph"] == "M" and e["name"] in ("process_name", "thread_name")}
-    check(f"{mode}: each rank is a named process with named threads",
+    check(f"{label}: each rank is a named process with named threads",
           all(names.get((r, None)) == f"rank {r}" and (r, 0) in names and (r, 1) in names
               for r in range(ranks)), names)
 
@@ -45,50 +46,67 @@ def check_trace(check, path, ranks, mode):
         for step in range(1, STEPS + 1):
             seen = collections.Counter(e["args"]["id"] for e in slices(events, pid=rank, cat="task")
                                        if e["args"]["step"] == step)
-            check(f"{mode}: rank {rank} step {step}: every task of the graph once ({len(tasks)})",
+            check(f"{label}: rank {rank} step {step}: every task of the graph once ({len(tasks)})",
                   tasks and seen == collections.Counter(tasks.keys()), f"{seen} vs {sorted(tasks)}")
             named = all(e["name"] == tasks.get(e["args"]["id"])
                         for e in slices(events, pid=rank, cat="task") if e["args"]["step"] == step)
-            check(f"{mode}: rank {rank} step {step}: task slices carry the task's name", named)
+            check(f"{label}: rank {rank} step {step}: task slices carry the task's name", named)
             combined = collections.Counter(e["args"]["id"] for e in slices(events, pid=rank, name="combine reduction")
                                            if e["args"]["step"] == step)
-            check(f"{mode}: rank {rank} step {step}: every reduction combined once",
+            check(f"{label}: rank {rank} step {step}: every reduction combined once",
                   combined == collections.Counter(reductions), f"{combined} vs {reductions}")
         steps = slices(events, pid=rank, name="timestep")
-        check(f"{mode}: rank {rank}: one timestep slice per step",
+        check(f"{label}: rank {rank}: one timestep slice per step",
               sorted(e["args"]["id"] for e in steps) == list(range(1, STEPS + 1)))
 
     tasks = slices(events, cat="task")
     if mode in ("host", "sync"):
         # One thread schedules and runs everything (sync offloads each
         # kernel and waits for it).
-        check(f"{mode}: every task on the main thread", tasks and all(e["tid"] == 0 for e in tasks))
+        check(f"{label}: every task on the main thread", tasks and all(e["tid"] == 0 for e in tasks))
     else:
         host_tasks = [e for e in tasks if e["name"] == "Burgers::computeStableTimestep"]
         device_tasks = [e for e in tasks if e["name"] == "Burgers::timeAdvance"]
         # acc.async runs host tasks on whichever thread is free (the main
         # one, between its kernels).
         host_threads = {0, 1}
-        check(f"{mode}: device tasks on the main thread, host tasks on thread(s) {sorted(host_threads)}",
+        check(f"{label}: device tasks on the main thread, host tasks on thread(s) {sorted(host_threads)}",
               host_tasks and device_tasks and all(e["tid"] in host_threads for e in host_tasks)
               and all(e["tid"] == 0 for e in device_tasks))
     kernels = slices(events, cat="kernel")
     inside = all(any(t["pid"] == k["pid"] and t["tid"] == k["tid"] and t["ts"] <= k["ts"] + 1e-3
                      and k["ts"] + k["dur"] <= t["ts"] + t["dur"] + 1e-3 for t in tasks) for k in kernels)
-    check(f"{mode}: every kernel lies inside a task on its thread", kernels and inside)
+    check(f"{label}: every kernel lies inside a task on its thread", kernels and inside)
 
     starts = {e["id"]: e for e in events if e["ph"] == "s"}
     ends = [e for e in events if e["ph"] == "f"]
     if ranks > 1:
         matched = all(e["id"] in starts and starts[e["id"]]["pid"] != e["pid"]
                       and starts[e["id"]]["ts"] <= e["ts"] + 1000.0 for e in ends)
-        check(f"{mode}: messages are arrows from one rank to another, sent before they arrive",
+        check(f"{label}: messages are arrows from one rank to another, sent before they arrive",
               ends and len(ends) == len(starts) and matched, f"{len(starts)} sent, {len(ends)} arrived")
         bound = all(any(s["pid"] == e["pid"] and s["tid"] == e["tid"] and s["ts"] <= e["ts"] <= s["ts"] + s["dur"]
                         for s in slices(events, name="message arrived")) for e in ends)
-        check(f"{mode}: each arrow ends inside a 'message arrived' slice", bound)
+        check(f"{label}: each arrow ends inside a 'message arrived' slice", bound)
     else:
-        check(f"{mode}: one rank sends no messages", not starts and not ends)
+        check(f"{label}: one rank sends no messages", not starts and not ends)
+
+    copies = slices(events, name="eager ghost copies")
+    if mode == "async" and ranks == 1:
+        # One device thread and a core left over: the control thread spins
+        # there and makes the local ghost copies while kernels run.
+        cpus = len(os.sched_getaffinity(0))
+        if cpus >= 2:
+            device_tasks = slices(events, cat="task", tid=0)
+            during = [c for c in copies if c["tid"] == 1 and any(
+                t["ts"] <= c["ts"] <= t["ts"] + t["dur"] for t in device_tasks)]
+            check(f"{label}: the control thread made local ghost copies while a kernel ran",
+                  len(during) >= STEPS, f"{len(during)} of {len(copies)} copy slices")
+        else:
+            check(f"{label}: without a second core every local ghost copy is the main thread's",
+                  copies and all(c["tid"] == 0 for c in copies))
+    elif mode in ("host", "sync"):
+        check(f"{label}: local ghost copies on the main thread", all(c["tid"] == 0 for c in copies))
     return trace
 
 
@@ -99,17 +117,23 @@ def main():
     check = Checks()
     with tempfile.TemporaryDirectory(prefix="tessera-trace-") as tmp:
         work = pathlib.Path(tmp)
-        cases = [("async", 2, ["scheduler.patch_groups=false"]), ("sync", 2, []), ("host", 1, [])]
-        for mode, ranks, sets in cases:
-            path = work / f"{mode}.json"
+        cases = [("async", "async", 2, ["scheduler.patch_groups=false"]),
+                 # 64 kernels a step, of 32^3 cells: long enough for the
+                 # control thread to work in.
+                 ("async-1-rank", "async", 1, ["scheduler.patch_groups=false",
+                                               "grid.level.resolution=[128,128,128]",
+                                               "grid.level.patches=[4,4,4]"]),
+                 ("sync", "sync", 2, []), ("host", "host", 1, [])]
+        for label, mode, ranks, sets in cases:
+            path = work / f"{label}.json"
             run = sus.run(deck, ranks=ranks, sets=sets, timeout=120,
                           options=["--scheduler", mode, "--max-timesteps", str(STEPS), "--trace", str(path)])
-            check(f"{mode}: sus --trace on {ranks} rank(s) exits 0", run.returncode == 0, run.describe())
+            check(f"{label}: sus --trace on {ranks} rank(s) exits 0", run.returncode == 0, run.describe())
             if run.returncode == 0:
-                check_trace(check, path, ranks, mode)
+                check_trace(check, path, ranks, mode, label)
         untraced = sus.run(deck, ranks=1, options=["--max-timesteps", "1"], cwd=tmp)
         check("without --trace no file is written", untraced.returncode == 0 and
-              sorted(p.name for p in work.iterdir()) == ["async.json", "host.json", "sync.json"])
+              sorted(p.name for p in work.iterdir()) == sorted(f"{case[0]}.json" for case in cases))
 
         bad = work / "no-such-directory" / "trace.json"
         run = sus.run(deck, ranks=2, options=["--max-timesteps", "1", "--trace", str(bad)], timeout=60)

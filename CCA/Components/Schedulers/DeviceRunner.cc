@@ -19,6 +19,20 @@ constexpr auto kPollWhileComputing = std::chrono::microseconds(100);
 // of its kernels' durations (it starts by assuming they are long).
 constexpr double kKernelWorthHelpSeconds = 50e-6;
 constexpr double kMeanWeight = 1.0 / 8.0;
+// A control thread with a core of its own: how long it spins waiting for
+// the next kernel before it sleeps (between timesteps, output, the end of
+// the run), and how long it lets pass between its looks at MPI while a
+// kernel runs (a test takes well under a microsecond).
+constexpr double kSpinBeforeSleepSeconds = 2e-3;
+constexpr double kPollWhileSpinningSeconds = 5e-6;
+
+// A spinning control thread's pause. A system call, not a pause
+// instruction: where the scheduler put it on the device thread's core (as
+// it does a new or woken thread, until it balances the load), the device
+// thread gets the core at once; on a core of its own it returns at once.
+inline void cpuRelax() {
+  std::this_thread::yield();
+}
 
 template <class T>
 void insertSorted(std::vector<T>& sorted, const T& value) {
@@ -56,6 +70,7 @@ void DeviceRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
   m_hostTasksRunning = 0;
   m_tasksFinished = 0;
   m_helpFailure = nullptr;
+  m_eagerReleasedAtKernelStart = 0;
   for (const DetailedTask& n : state.graph().detailedTasks) {
     if (n.kind == DetailedTask::Kind::Reduction) m_reductionOrder.push_back(n.id);
   }
@@ -64,7 +79,10 @@ void DeviceRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
   // With a control thread the old warehouse's sends wait for the first
   // kernel, so that it packs them while the kernel runs (or for the first
   // idle moment); otherwise they are posted first.
-  state.start(/*deferInitialSends=*/m_helped);
+  // A control thread with a core of its own makes the local ghost copies
+  // too, while the next kernel runs (on a shared core that would only move
+  // them to a thread that takes turns with the kernel).
+  state.start(/*deferInitialSends=*/m_helped, /*deferEagerCopies=*/m_spins);
   m_initialSendsPending =
       m_helped && (!state.graph().sends.empty() || !state.graph().blockSends.empty());
 }
@@ -93,6 +111,11 @@ void DeviceRunner::schedule(Lock& lock, const std::function<void()>& startHelper
     postInitialSendsIfPending();  // no kernel to hide them behind
     if (const int id = takeHostTask(); id >= 0) {
       runHostTask(id, lock, /*helping=*/false);
+      m_watchdog.progressed();
+      continue;
+    }
+    if (m_state->eagerCopiesPending()) {  // for the next step: only when nothing else can run
+      m_state->performPendingEagerCopies();
       m_watchdog.progressed();
       continue;
     }
@@ -128,7 +151,7 @@ void DeviceRunner::help() {
   while (!m_stopping) {
     if (!kernelRunning()) {
       // Between kernels the device's thread schedules for itself.
-      m_helpWake.wait(lock, [&] { return m_stopping || kernelRunning(); });
+      waitForKernelStart(lock, m_kernelsStarted);
       continue;
     }
     try {
@@ -140,19 +163,55 @@ void DeviceRunner::help() {
         runHostTask(id, lock, /*helping=*/true);
         continue;
       }
+      if (m_state->eagerCopiesPending()) {
+        makeEagerCopiesWithoutLock(lock);
+        continue;
+      }
       if (progressed) continue;
     } catch (...) {
       m_helpFailure = std::current_exception();
       continue;
     }
     if (helpUseful()) {
-      m_helpWake.wait_for(lock, kPollWhileComputing);
+      pauseWhileComputing(lock);
     } else {
-      // Nothing to progress until a later kernel starts (and says so).
-      const std::int64_t kernel = m_kernelsStarted;
-      m_helpWake.wait(lock, [&] { return m_stopping || m_kernelsStarted != kernel; });
+      // Nothing to progress until a later kernel starts.
+      waitForKernelStart(lock, m_kernelsStarted);
     }
   }
+}
+
+void DeviceRunner::waitForKernelStart(Lock& lock, std::int64_t started) {
+  const auto waited = [&] { return m_stopping || m_kernelsStarted != started; };
+  if (m_spins) {
+    lock.unlock();
+    const Timer spinning;
+    for (int look = 1; !waited(); ++look) {
+      if (look % 64 == 0 && spinning.seconds() > kSpinBeforeSleepSeconds) break;
+      cpuRelax();
+    }
+    lock.lock();
+    if (waited()) return;
+  }
+  // The device's thread wakes a sleeping control thread as it starts a
+  // kernel (runDeviceTask), having seen m_helperSleeping under the lock.
+  m_helperSleeping = true;
+  m_helpWake.wait(lock, waited);
+  m_helperSleeping = false;
+}
+
+void DeviceRunner::pauseWhileComputing(Lock& lock) {
+  if (!m_spins) {
+    m_helpWake.wait_for(lock, kPollWhileComputing);
+    return;
+  }
+  // Without the lock, so that the kernel's end does not wait for it.
+  lock.unlock();
+  const Timer pausing;
+  while (m_computing.load(std::memory_order_relaxed) && !m_stopping &&
+         pausing.seconds() < kPollWhileSpinningSeconds)
+    cpuRelax();
+  lock.lock();
 }
 
 void DeviceRunner::classify(int id) {
@@ -233,22 +292,33 @@ int DeviceRunner::takeFirstArrived(std::vector<Entry>& ready, const IdOf& idOf) 
 
 bool DeviceRunner::helpUseful() const {
   return m_initialSendsPending || !m_readyHost.empty() || m_state->reductionsPending() ||
-         m_state->receivesOutstanding();
+         m_state->receivesOutstanding() || m_state->eagerCopiesPending();
 }
 
 void DeviceRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>& startHelper) {
   m_state->markStarted(id);
   m_state->performFills(node(id));
+  if (m_spins) {
+    // Eager copies the control thread left untaken through a whole kernel
+    // (descheduled: this machine's cores are shared) are made here, before
+    // they go cold; so a late control thread costs at most one kernel's delay.
+    if (m_state->eagerCopiesTaken() < m_eagerReleasedAtKernelStart)
+      m_state->performPendingEagerCopies();
+    m_eagerReleasedAtKernelStart = m_state->eagerCopiesReleased();
+  }
   m_computing.store(true, std::memory_order_relaxed);
   ++m_kernelsStarted;
-  const bool worthHelp = m_helped && m_meanKernelSeconds >= kKernelWorthHelpSeconds;
+  // A spinning control thread costs the kernel nothing to involve.
+  const bool worthHelp = m_helped && (m_spins || m_meanKernelSeconds >= kKernelWorthHelpSeconds);
   if (!worthHelp) postInitialSendsIfPending();  // no one else will while the kernel runs
   const bool useful = worthHelp && helpUseful();
   const bool firstHelp = useful && !m_helperStarted;
   m_helperStarted |= useful;
+  // A spinning control thread sees the kernel start by itself: no system call.
+  const bool wake = useful && (!m_spins || m_helperSleeping);
   lock.unlock();
   if (firstHelp) startHelper();
-  if (useful) m_helpWake.notify_one();
+  if (wake) m_helpWake.notify_one();
   std::exception_ptr failure;
   const double taskSecondsBefore = m_deviceStats->taskSeconds;  // runTask's clock, not another
   try {
@@ -287,6 +357,27 @@ void DeviceRunner::runHostTask(int id, Lock& lock, bool helping) {
   m_state->useTrace(track);
   if (failure) std::rethrow_exception(failure);
   finish(id);
+}
+
+void DeviceRunner::makeEagerCopiesWithoutLock(Lock& lock) {
+  const std::vector<int> copies = m_state->takePendingEagerCopies();
+  const bool overlapped = m_computing.load(std::memory_order_relaxed);
+  ++m_hostTasksRunning;  // end() waits for them as for a host task
+  lock.unlock();
+  std::exception_ptr failure;
+  const Timer copying;
+  try {
+    const TraceScope traced(m_controlTrack, "eager ghost copies", "comm");
+    m_state->makeEagerCopies(copies);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  const double seconds = copying.seconds();
+  lock.lock();
+  if (!failure) m_state->eagerCopiesMade(copies, seconds, overlapped);
+  --m_hostTasksRunning;
+  m_hostTaskDone.notify_all();
+  if (failure) std::rethrow_exception(failure);
 }
 
 void DeviceRunner::waitForProgress(Lock& lock) {

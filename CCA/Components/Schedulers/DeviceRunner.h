@@ -14,7 +14,8 @@
 //     order, each waiting for its own messages (no reordering by arrival).
 //   Async (acc.async): the control thread stands in for the device's
 //     thread, testing messages, unpacking arrived ghost data, posting
-//     reductions and running ready host tasks; the device's thread runs the
+//     reductions and running ready host tasks (and, with a core of its
+//     own, making the local ghost copies); the device's thread runs the
 //     most urgent ready task whose data has arrived. When there is nothing
 //     to overlap (one rank, or one task per step) no work changes threads
 //     and the mode costs what host mode costs.
@@ -43,14 +44,21 @@ namespace tessera {
 class DeviceRunner {
  public:
   enum class Offload { Sync, Async };
+  // Async only: whether the control thread works while kernels run
+  // (otherwise the device's thread does everything, between kernels), and
+  // whether it has a core of its own. There it waits for the next kernel
+  // by spinning, so that the device's thread starts a kernel without a
+  // system call: waking a sleeping thread cost the waker 11 us (median) to
+  // 50 us (one in ten) here, before every kernel. It sleeps once no kernel
+  // has started for 2 ms; on a shared core it always sleeps.
+  enum class Help { None, OnSharedCore, OnOwnCore };
 
-  // `helped`: async only; whether the control thread works while kernels
-  // run (otherwise the device's thread does everything, between kernels).
-  DeviceRunner(const SchedulerOptions& options, int rank, Offload offload, bool helped)
+  DeviceRunner(const SchedulerOptions& options, int rank, Offload offload, Help help)
       : m_options(options),
         m_rank(rank),
         m_async(offload == Offload::Async),
-        m_helped(m_async && helped) {}
+        m_helped(m_async && help != Help::None),
+        m_spins(m_helped && help == Help::OnOwnCore) {}
   DeviceRunner(const DeviceRunner&) = delete;
   DeviceRunner& operator=(const DeviceRunner&) = delete;
 
@@ -69,9 +77,9 @@ class DeviceRunner {
            const std::function<void()>& startHelper);
 
   // ---- the control thread (when helped) ----
-  // Progresses communication and host tasks while the device's thread is
-  // inside a kernel, sleeping otherwise, until stop(). A failure is kept
-  // for run() to throw.
+  // Progresses communication, host tasks and local ghost copies while the
+  // device's thread is inside a kernel, waiting otherwise, until stop(). A
+  // failure is kept for run() to throw.
   void help();
   // Makes help() return.
   void stop();
@@ -105,23 +113,38 @@ class DeviceRunner {
   void runDeviceTask(int id, Lock& lock, const std::function<void()>& startHelper);
   // `helping`: on the control thread (its stats and track).
   void runHostTask(int id, Lock& lock, bool helping);
+  // The control thread: makes the pending eager ghost copies without the
+  // lock, so that a kernel's end does not wait for them.
+  void makeEagerCopiesWithoutLock(Lock& lock);
   // Waits (polling MPI, yielding between looks) until a message or a
   // reduction completes, or the control thread finishes a task.
   void waitForProgress(Lock& lock);
   void throwIfHelpFailed();
+  // The control thread: waits until a kernel starts after `started` kernels
+  // (or stop), spinning first where it has a core of its own.
+  void waitForKernelStart(Lock& lock, std::int64_t started);
+  // The control thread, a kernel running: lets a few microseconds pass
+  // without the lock before it looks again (spinning on its own core, else
+  // sleeping up to 100 us).
+  void pauseWhileComputing(Lock& lock);
 
   const SchedulerOptions& m_options;
   int m_rank;
   bool m_async;   // Offload::Async
   bool m_helped;  // the control thread works while kernels run
+  bool m_spins;   // ... on a core of its own, where it spins rather than sleeps
 
   std::mutex m_mutex;
   std::condition_variable m_helpWake;      // the control thread: a kernel started, or stop
   std::condition_variable m_hostTaskDone;  // the device's thread, ending a failed execution
-  bool m_stopping = false;
-  bool m_helperStarted = false;       // startHelper called
-  std::int64_t m_kernelsStarted = 0;  // what a control thread with nothing to do waits on
-  double m_meanKernelSeconds = 1.0;   // a running mean of device tasks' durations
+  // Written with the lock held; the control thread also reads them without
+  // it while it spins.
+  std::atomic<bool> m_stopping{false};
+  std::atomic<std::int64_t> m_kernelsStarted{
+      0};                            // what a control thread with nothing to do waits on
+  bool m_helperStarted = false;      // startHelper called
+  bool m_helperSleeping = false;     // the control thread waits on m_helpWake
+  double m_meanKernelSeconds = 1.0;  // a running mean of device tasks' durations
   // The device's thread is inside a kernel (read by the state's overlap
   // accounting, and by help()'s wait predicates).
   std::atomic<bool> m_computing{false};
@@ -140,7 +163,9 @@ class DeviceRunner {
   std::vector<int> m_reductionOrder;
   std::size_t m_nextReduction = 0;
   bool m_initialSendsPending = false;
-  int m_hostTasksRunning = 0;        // host tasks running without the lock
+  std::size_t m_eagerReleasedAtKernelStart =
+      0;                             // eager copies released when the last kernel started
+  int m_hostTasksRunning = 0;        // host tasks (or eager copies) running without the lock
   std::int64_t m_tasksFinished = 0;  // a progress count the idle device watches
   std::exception_ptr m_helpFailure;
 };

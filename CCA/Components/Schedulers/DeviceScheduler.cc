@@ -12,18 +12,17 @@ namespace {
 // woken as a kernel starts, it delayed the kernel by about 95 us on this
 // machine (sus --trace, Burgers on 2 ranks of one core each, with the
 // stencil started before its ghosts arrived: docs/benchmarks.md).
-bool controlThreadHelps(const Communicator& world, const SchedulerOptions& options,
-                        DeviceScheduler::Mode mode) {
-  if (mode != DeviceScheduler::Mode::Async) return false;
-  switch (options.controlThread) {
-    case SchedulerOptions::ControlThread::Always:
-      return true;
-    case SchedulerOptions::ControlThread::Never:
-      return false;
-    case SchedulerOptions::ControlThread::Auto:
-      break;
-  }
-  return coreLeftForOneMoreThread(world, Kokkos::DefaultExecutionSpace().concurrency());
+DeviceRunner::Help controlThreadHelp(const Communicator& world, const SchedulerOptions& options,
+                                     DeviceScheduler::Mode mode) {
+  using Help = DeviceRunner::Help;
+  if (mode != DeviceScheduler::Mode::Async ||
+      options.controlThread == SchedulerOptions::ControlThread::Never)
+    return Help::None;
+  const bool ownCore =
+      coreLeftForOneMoreThread(world, Kokkos::DefaultExecutionSpace().concurrency());
+  if (ownCore) return Help::OnOwnCore;
+  return options.controlThread == SchedulerOptions::ControlThread::Always ? Help::OnSharedCore
+                                                                          : Help::None;
 }
 }  // namespace
 
@@ -37,7 +36,8 @@ DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptio
                        return tiled;
                      }()),
       m_mode(mode),
-      m_runner(m_options, m_comm.rank(), mode, controlThreadHelps(m_comm, options, mode)) {}
+      m_help(controlThreadHelp(m_comm, options, mode)),
+      m_runner(m_options, m_comm.rank(), mode, m_help) {}
 
 DeviceScheduler::~DeviceScheduler() {
   if (!m_control.joinable()) return;
@@ -62,7 +62,16 @@ void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse&
                          mainTrack(), m_options.messageChunkBytes, &m_blockComm);
     try {
       m_runner.run(state, deviceStats, helpStats, mainTrack(), controlTrack(), [this] {
-        if (!m_control.joinable()) m_control = std::thread([this] { m_runner.help(); });
+        if (m_control.joinable()) return;
+        // With a core of its own, the control thread is bound to a CPU the
+        // device's thread does not run on: the system otherwise starts it
+        // (and wakes it) on the waker's core, where it waited milliseconds
+        // behind a kernel before the load was balanced.
+        const int cpu = m_help == DeviceRunner::Help::OnOwnCore ? otherCpuOfThisThread() : -1;
+        m_control = std::thread([this, cpu] {
+          if (cpu >= 0) bindThisThreadTo(cpu);
+          m_runner.help();
+        });
       });
     } catch (...) {
       state.abandon(std::current_exception());

@@ -6,9 +6,9 @@
 //   Sync  (acc.sync):  device tasks in graph order; while a kernel runs
 //     nothing else progresses: no overlap.
 //   Async (acc.async): while a kernel runs, a control thread (the paper's
-//     MPE) tests MPI requests, unpacks arrived ghosts, posts reductions and
-//     runs host tasks. Ready tasks run most urgent first (those whose
-//     outputs other ranks wait for), in the order their data arrives.
+//     MPE) tests MPI requests, unpacks arrived ghosts, posts reductions,
+//     runs host tasks and, on a core of its own, makes local ghost copies. Ready tasks run most
+//     urgent first (those whose outputs other ranks wait for), in the order their data arrives.
 // See docs/threading.md.
 
 #include "CCA/Components/Schedulers/DeviceRunner.h"
@@ -36,6 +36,7 @@ class DeviceScheduler final : public GraphScheduler {
 
  private:
   Mode m_mode;
+  DeviceRunner::Help m_help;
   DeviceRunner m_runner;
   std::thread m_control;  // async: lives in m_runner.help()
 };

@@ -27,11 +27,11 @@ ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse
                messageChunkBytes),
       m_reductions(graph, newDW, comm, m_context) {}
 
-void ExecutionState::start(bool deferInitialSends) {
+void ExecutionState::start(bool deferInitialSends, bool deferEagerCopies) {
   m_newDW.setGhostLayers(m_graph.ghostLayers);
   m_oldDW.setBlockLayouts(m_graph.blockLayouts);
   m_newDW.setBlockLayouts(m_graph.blockLayouts);
-  m_ghosts.start(deferInitialSends);
+  m_ghosts.start(deferInitialSends, deferEagerCopies);
   m_blocks.start(deferInitialSends);
 }
 

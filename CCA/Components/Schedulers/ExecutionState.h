@@ -56,7 +56,10 @@ class ExecutionState {
   // Posts every receive and the sends that need no task (old warehouse data).
   // With `deferInitialSends` the caller posts them (postInitialSends) after
   // it has given the device its first task, so that packing overlaps it.
-  void start(bool deferInitialSends = false);
+  // With `deferEagerCopies` the caller makes the local ghost copies that
+  // finished tasks release (performPendingEagerCopies), by complete() at
+  // the latest.
+  void start(bool deferInitialSends = false, bool deferEagerCopies = false);
   void postInitialSends() {
     m_ghosts.postInitialSends();
     m_blocks.postInitialSends();
@@ -94,6 +97,16 @@ class ExecutionState {
   bool receivesOutstanding() const {
     return m_ghosts.receivesOutstanding() || m_blocks.receivesOutstanding();
   }
+  bool eagerCopiesPending() const { return m_ghosts.eagerCopiesPending(); }
+  std::size_t eagerCopiesReleased() const { return m_ghosts.eagerCopiesReleased(); }
+  std::size_t eagerCopiesTaken() const { return m_ghosts.eagerCopiesTaken(); }
+  void performPendingEagerCopies() { m_ghosts.performPendingEagerCopies(); }
+  // See GhostExchange: taken and recorded with the caller's lock, made without it.
+  std::vector<int> takePendingEagerCopies() { return m_ghosts.takePendingEagerCopies(); }
+  void makeEagerCopies(const std::vector<int>& copies) const { m_ghosts.makeEagerCopies(copies); }
+  void eagerCopiesMade(const std::vector<int>& copies, double seconds, bool overlapped) {
+    m_ghosts.eagerCopiesMade(copies, seconds, overlapped);
+  }
   const GhostExchange& ghosts() const { return m_ghosts; }
   const BlockExchange& blocks() const { return m_blocks; }
 
@@ -108,10 +121,11 @@ class ExecutionState {
   // (or aborts the job printing the failure: see AbandonRequests.h).
   void abandon(const std::exception_ptr& failure);
 
-  // Waits for the last sends (calls `onIdle` while waiting); throws if a
-  // receive was never consumed.
+  // Makes the eager copies still pending, then waits for the last sends
+  // (calls `onIdle` while waiting); throws if a receive was never consumed.
   template <class OnIdle>
   void complete(const OnIdle& onIdle) {
+    m_ghosts.performPendingEagerCopies();
     while (m_ghosts.sendsOutstanding() || m_blocks.sendsOutstanding()) {
       if (!progressMessages()) onIdle();
     }

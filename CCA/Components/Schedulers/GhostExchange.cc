@@ -62,8 +62,11 @@ std::int64_t GhostExchange::flowId(const Message& message, int source, int desti
          destination;
 }
 
-void GhostExchange::start(bool deferInitialSends) {
+void GhostExchange::start(bool deferInitialSends, bool deferEagerCopies) {
   const CommTimer timer(m_context);
+  m_deferEagerCopies = deferEagerCopies;
+  m_eagerQueue.clear();
+  m_eagerDone = 0;
   m_recvFirst = chunkOffsets(m_graph.receives, m_chunkBytes);
   m_recvRequests.assign(m_recvFirst.back(), MPI_REQUEST_NULL);
   m_recvDone.assign(m_graph.receives.size(), false);
@@ -93,27 +96,59 @@ void GhostExchange::taskFinished(const DetailedTask& task) {
     if (--m_pendingProducers[static_cast<std::size_t>(send)] == 0) postSend(send);
   }
   if (task.eagerCopiesToRelease.empty()) return;
-  const CommTimer timer(m_context, &m_context.stats.packSeconds);
-  const TraceScope traced(m_context.trace, "eager ghost copies", "comm", task.id);
   for (int copy : task.eagerCopiesToRelease) {
-    if (--m_pendingEagerProducers[static_cast<std::size_t>(copy)] == 0) performEagerCopy(copy);
+    if (--m_pendingEagerProducers[static_cast<std::size_t>(copy)] == 0)
+      m_eagerQueue.push_back(copy);
   }
+  if (!m_deferEagerCopies) performPendingEagerCopies();
 }
 
-void GhostExchange::performEagerCopy(int index) {
+void GhostExchange::performPendingEagerCopies() {
+  if (!eagerCopiesPending()) return;
+  const CommTimer timer(m_context, &m_context.stats.packSeconds);
+  const TraceScope traced(m_context.trace, "eager ghost copies", "comm");
+  const std::vector<int> copies = takePendingEagerCopies();
+  makeEagerCopies(copies);
+  eagerCopiesMade(copies, 0.0, false);  // the timer counts them
+}
+
+std::vector<int> GhostExchange::takePendingEagerCopies() {
+  std::vector<int> copies(m_eagerQueue.begin() + static_cast<std::ptrdiff_t>(m_eagerDone),
+                          m_eagerQueue.end());
+  m_eagerDone = m_eagerQueue.size();
+  return copies;
+}
+
+void GhostExchange::makeEagerCopies(const std::vector<int>& copies) const {
+  for (int index : copies)
+    makeEagerCopy(index);
+}
+
+void GhostExchange::makeEagerCopy(int index) const {
   const EagerCopy& eager = m_graph.eagerCopies[static_cast<std::size_t>(index)];
   const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(eager.fill)];
   const GhostPiece& piece = fill.localCopies[static_cast<std::size_t>(eager.piece)];
-  const Patch& target = patch(fill.patchId);
-  const auto destination = m_newDW.findGridVariable(fill.label, target);
+  const auto destination = m_newDW.findGridVariable(fill.label, patch(fill.patchId));
   const auto source = m_newDW.findGridVariable(fill.label, patch(piece.sourcePatch));
   TESSERA_REQUIRE_THROWS(destination != nullptr && source != nullptr,
                          "eager ghost copy of '" << fill.label->name() << "' from patch "
                                                  << piece.sourcePatch << " to patch "
                                                  << fill.patchId << ": not in " << m_newDW.name());
   destination->copyFrom(*source, piece.sourceBox, piece.offset);
-  if (--m_eagerCopiesLeft[static_cast<std::size_t>(eager.fill)] == 0)
-    m_newDW.markLocalGhostsFilled(fill.label, target, fill.numGhost, fill.type);
+}
+
+void GhostExchange::eagerCopiesMade(const std::vector<int>& copies, double seconds,
+                                    bool overlapped) {
+  m_context.stats.commWorkSeconds += seconds;
+  m_context.stats.packSeconds += seconds;
+  if (overlapped) m_context.stats.commOverlapSeconds += seconds;
+  for (int index : copies) {
+    const auto f =
+        static_cast<std::size_t>(m_graph.eagerCopies[static_cast<std::size_t>(index)].fill);
+    const GhostFill& fill = m_graph.fills[f];
+    if (--m_eagerCopiesLeft[f] == 0)
+      m_newDW.markLocalGhostsFilled(fill.label, patch(fill.patchId), fill.numGhost, fill.type);
+  }
 }
 
 void GhostExchange::postSend(int index) {
@@ -163,7 +198,9 @@ bool GhostExchange::progress() {
   return progressed;
 }
 
-bool GhostExchange::outstanding() const { return receivesOutstanding() || sendsOutstanding(); }
+bool GhostExchange::outstanding() const {
+  return receivesOutstanding() || sendsOutstanding();
+}
 
 bool GhostExchange::receivesOutstanding() const {
   for (bool done : m_recvDone)

@@ -34,10 +34,27 @@ class GhostExchange {
   ~GhostExchange();
 
   // Posts every receive and, unless deferred, the sends that need no task.
-  void start(bool deferInitialSends);
+  // With `deferEagerCopies`, a finished task's eager copies wait for
+  // performPendingEagerCopies (a control thread makes them while the next
+  // kernel runs) instead of being made at once.
+  void start(bool deferInitialSends, bool deferEagerCopies = false);
   void postInitialSends();
-  // A task finished: posts the sends and makes the eager copies it completes.
+  // A task finished: posts the sends and makes (or queues) the eager copies
+  // it completes.
   void taskFinished(const DetailedTask& task);
+  bool eagerCopiesPending() const { return m_eagerDone < m_eagerQueue.size(); }
+  // How many eager copies finished tasks have released, and how many of
+  // them were taken (made, or being made).
+  std::size_t eagerCopiesReleased() const { return m_eagerQueue.size(); }
+  std::size_t eagerCopiesTaken() const { return m_eagerDone; }
+  void performPendingEagerCopies();
+  // An eager copy writes ghost cells that no task of this execution reads
+  // or writes (planEagerCopies), from values no later task changes, so a
+  // thread may make copies without the caller's lock: it takes them with
+  // the lock, makes them without it, and records them with it again.
+  std::vector<int> takePendingEagerCopies();
+  void makeEagerCopies(const std::vector<int>& copies) const;
+  void eagerCopiesMade(const std::vector<int>& copies, double seconds, bool overlapped);
 
   // Tests outstanding receives and sends without blocking; true if any completed.
   bool progress();
@@ -65,7 +82,7 @@ class GhostExchange {
   // The same number on the sending and the receiving rank: a trace's arrow.
   std::int64_t flowId(const Message& message, int source, int destination) const;
   void postSend(int index);
-  void performEagerCopy(int index);
+  void makeEagerCopy(int index) const;
 
   const CompiledGraph& m_graph;
   OnDemandDataWarehouse& m_oldDW;
@@ -90,6 +107,9 @@ class GhostExchange {
   std::vector<bool> m_fillDone;              // per fill
   std::vector<int> m_pendingEagerProducers;  // per eager copy
   std::vector<int> m_eagerCopiesLeft;        // per fill
+  bool m_deferEagerCopies = false;
+  std::vector<int> m_eagerQueue;  // released eager copies, in release order
+  std::size_t m_eagerDone = 0;    // ... of which made
   bool m_completed = false;
 };
 
