@@ -81,8 +81,15 @@ void DeviceRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
   // idle moment); otherwise they are posted first.
   // A control thread with a core of its own makes the local ghost copies
   // too, while the next kernel runs (on a shared core that would only move
-  // them to a thread that takes turns with the kernel).
-  state.start(/*deferInitialSends=*/m_helped, /*deferEagerCopies=*/m_spins);
+  // them to a thread that takes turns with the kernel). Not beside groups
+  // of several patches: a group task reading patches made one by one
+  // gathers them into one allocation (findGroupVariable), ghost cells
+  // included, which must not happen while a copy writes them.
+  const auto& groups = state.graph().groups;
+  const bool copiesApart =
+      m_spins && std::none_of(groups.begin(), groups.end(),
+                              [](const PatchGroup& g) { return g.patches().size() > 1; });
+  state.start(/*deferInitialSends=*/m_helped, /*deferEagerCopies=*/copiesApart);
   m_initialSendsPending =
       m_helped && (!state.graph().sends.empty() || !state.graph().blockSends.empty());
 }

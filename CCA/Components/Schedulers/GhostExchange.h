@@ -51,7 +51,9 @@ class GhostExchange {
   // An eager copy writes ghost cells that no task of this execution reads
   // or writes (planEagerCopies), from values no later task changes, so a
   // thread may make copies without the caller's lock: it takes them with
-  // the lock, makes them without it, and records them with it again.
+  // the lock, makes them without it, and records them with it again. (A
+  // task reading a group of patches made one by one copies them, ghost
+  // cells included, into one allocation: not beside groups of several.)
   std::vector<int> takePendingEagerCopies();
   void makeEagerCopies(const std::vector<int>& copies) const;
   void eagerCopiesMade(const std::vector<int>& copies, double seconds, bool overlapped);
