@@ -14,7 +14,7 @@ void TraceTrack::flow(TraceEvent::Kind kind, std::int64_t id, double atMicros) {
   m_events.push_back({kind, "message", "message", atMicros, 0.0, m_trace.step(), id});
 }
 
-Trace::Trace()
-    : m_origin(std::chrono::steady_clock::now()), m_main(*this, "main"), m_control(*this, "control") {}
+Trace::Trace(std::chrono::steady_clock::time_point origin)
+    : m_origin(origin), m_main(*this, "main"), m_control(*this, "control") {}
 
 }  // namespace tessera

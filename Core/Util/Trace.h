@@ -52,9 +52,9 @@ class TraceTrack {
 // kernels) and `control` (the async and sync schedulers' control thread).
 class Trace {
  public:
-  // The origin is now: call it at the same moment on every rank (after a
-  // barrier) so that the ranks' timelines line up.
-  Trace();
+  // Times are taken from `origin`: the same moment on every rank, so that
+  // the ranks' timelines line up (see SimulationController).
+  explicit Trace(std::chrono::steady_clock::time_point origin = std::chrono::steady_clock::now());
   Trace(const Trace&) = delete;
   Trace& operator=(const Trace&) = delete;
 

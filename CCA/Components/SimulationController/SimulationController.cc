@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -364,14 +365,25 @@ RunResult SimulationController::run(const RunOptions& options) {
   if (schedulers.size() > 1)
     m_log.info("timesteps rotate over the schedulers ", schedulerType,
                " (initialisation and analysis run on ", sched.modeName(), ")");
-  // Tracing starts at the same moment on every rank (a barrier), so that
-  // the ranks' timelines line up.
+  // Tracing starts at the same moment on every rank, so that the ranks'
+  // timelines line up: across nodes the moment after a barrier; on one
+  // node, whose ranks read one monotonic clock, the earliest of those
+  // moments (a rank the system sets aside just after the barrier would
+  // otherwise shift its timeline, and a message would seem to arrive
+  // before it was sent).
   std::optional<TraceFile> traceFile;
   std::unique_ptr<Trace> trace;
   if (!options.traceFile.empty()) {
     traceFile.emplace(options.traceFile, m_world);
+    const Communicator node = Communicator::node(m_world.get());
     m_world.barrier();
-    trace = std::make_unique<Trace>();
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point afterBarrier = Clock::now();
+    const double mine = std::chrono::duration<double>(afterBarrier.time_since_epoch()).count();
+    const double earliest = node.allreduceMin(mine);
+    const auto late = std::chrono::duration<double>(mine - earliest);
+    trace =
+        std::make_unique<Trace>(afterBarrier - std::chrono::duration_cast<Clock::duration>(late));
     for (const auto& each : schedulers)
       each->setTrace(trace.get());
   }
