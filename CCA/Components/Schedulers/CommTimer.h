@@ -20,6 +20,13 @@ struct CommContext {
   std::function<bool()> deviceBusy;  // empty: no device (host mode)
   TraceTrack* trace = nullptr;
 
+  // `seconds` of communication work, `overlapped` with device work or not;
+  // `also`, when given, is charged the same time (packing, say).
+  void charge(double seconds, bool overlapped, double* also = nullptr) {
+    stats.commWorkSeconds += seconds;
+    if (also) *also += seconds;
+    if (overlapped) stats.commOverlapSeconds += seconds;
+  }
   // A message of `bytes` posted: counted.
   void sent(std::size_t bytes) {
     ++stats.messagesSent;
@@ -47,12 +54,7 @@ class CommTimer {
         m_overlapped(context.deviceBusy && context.deviceBusy()) {}
   CommTimer(const CommTimer&) = delete;
   CommTimer& operator=(const CommTimer&) = delete;
-  ~CommTimer() {
-    const double elapsed = m_timer.seconds();
-    m_context.stats.commWorkSeconds += elapsed;
-    if (m_also) *m_also += elapsed;
-    if (m_overlapped) m_context.stats.commOverlapSeconds += elapsed;
-  }
+  ~CommTimer() { m_context.charge(m_timer.seconds(), m_overlapped, m_also); }
 
  private:
   CommContext& m_context;

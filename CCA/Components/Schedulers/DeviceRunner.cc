@@ -367,7 +367,7 @@ void DeviceRunner::runHostTask(int id, Lock& lock, bool helping) {
 }
 
 void DeviceRunner::makeEagerCopiesWithoutLock(Lock& lock) {
-  const std::vector<int> copies = m_state->takePendingEagerCopies();
+  const GhostExchange::EagerBatch copies = m_state->takePendingEagerCopies();
   const bool overlapped = m_computing.load(std::memory_order_relaxed);
   ++m_hostTasksRunning;  // end() waits for them as for a host task
   lock.unlock();

@@ -138,10 +138,10 @@ class DeviceRunner {
   std::condition_variable m_helpWake;      // the control thread: a kernel started, or stop
   std::condition_variable m_hostTaskDone;  // the device's thread, ending a failed execution
   // Written with the lock held; the control thread also reads them without
-  // it while it spins.
+  // it while it spins. m_kernelsStarted is what a control thread with
+  // nothing to do waits on.
   std::atomic<bool> m_stopping{false};
-  std::atomic<std::int64_t> m_kernelsStarted{
-      0};                            // what a control thread with nothing to do waits on
+  std::atomic<std::int64_t> m_kernelsStarted{0};
   bool m_helperStarted = false;      // startHelper called
   bool m_helperSleeping = false;     // the control thread waits on m_helpWake
   double m_meanKernelSeconds = 1.0;  // a running mean of device tasks' durations
@@ -163,8 +163,8 @@ class DeviceRunner {
   std::vector<int> m_reductionOrder;
   std::size_t m_nextReduction = 0;
   bool m_initialSendsPending = false;
-  std::size_t m_eagerReleasedAtKernelStart =
-      0;                             // eager copies released when the last kernel started
+  // Eager copies released when the last kernel started.
+  std::size_t m_eagerReleasedAtKernelStart = 0;
   int m_hostTasksRunning = 0;        // host tasks (or eager copies) running without the lock
   std::int64_t m_tasksFinished = 0;  // a progress count the idle device watches
   std::exception_ptr m_helpFailure;

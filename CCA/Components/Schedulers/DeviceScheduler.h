@@ -7,8 +7,9 @@
 //     nothing else progresses: no overlap.
 //   Async (acc.async): while a kernel runs, a control thread (the paper's
 //     MPE) tests MPI requests, unpacks arrived ghosts, posts reductions,
-//     runs host tasks and, on a core of its own, makes local ghost copies. Ready tasks run most
-//     urgent first (those whose outputs other ranks wait for), in the order their data arrives.
+//     runs host tasks and, on a core of its own, makes local ghost copies.
+//     Ready tasks run most urgent first (those whose outputs other ranks
+//     wait for), in the order their data arrives.
 // See docs/threading.md.
 
 #include "CCA/Components/Schedulers/DeviceRunner.h"

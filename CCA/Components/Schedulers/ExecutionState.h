@@ -102,10 +102,10 @@ class ExecutionState {
   std::size_t eagerCopiesTaken() const { return m_ghosts.eagerCopiesTaken(); }
   void performPendingEagerCopies() { m_ghosts.performPendingEagerCopies(); }
   // See GhostExchange: taken and recorded with the caller's lock, made without it.
-  std::vector<int> takePendingEagerCopies() { return m_ghosts.takePendingEagerCopies(); }
-  void makeEagerCopies(const std::vector<int>& copies) const { m_ghosts.makeEagerCopies(copies); }
-  void eagerCopiesMade(const std::vector<int>& copies, double seconds, bool overlapped) {
-    m_ghosts.eagerCopiesMade(copies, seconds, overlapped);
+  GhostExchange::EagerBatch takePendingEagerCopies() { return m_ghosts.takePendingEagerCopies(); }
+  void makeEagerCopies(GhostExchange::EagerBatch batch) const { m_ghosts.makeEagerCopies(batch); }
+  void eagerCopiesMade(GhostExchange::EagerBatch batch, double seconds, bool overlapped) {
+    m_ghosts.eagerCopiesMade(batch, seconds, overlapped);
   }
   const GhostExchange& ghosts() const { return m_ghosts; }
   const BlockExchange& blocks() const { return m_blocks; }

@@ -66,6 +66,7 @@ void GhostExchange::start(bool deferInitialSends, bool deferEagerCopies) {
   const CommTimer timer(m_context);
   m_deferEagerCopies = deferEagerCopies;
   m_eagerQueue.clear();
+  m_eagerQueue.reserve(m_graph.eagerCopies.size());  // see EagerBatch
   m_eagerDone = 0;
   m_recvFirst = chunkOffsets(m_graph.receives, m_chunkBytes);
   m_recvRequests.assign(m_recvFirst.back(), MPI_REQUEST_NULL);
@@ -107,21 +108,20 @@ void GhostExchange::performPendingEagerCopies() {
   if (!eagerCopiesPending()) return;
   const CommTimer timer(m_context, &m_context.stats.packSeconds);
   const TraceScope traced(m_context.trace, "eager ghost copies", "comm");
-  const std::vector<int> copies = takePendingEagerCopies();
-  makeEagerCopies(copies);
-  eagerCopiesMade(copies, 0.0, false);  // the timer counts them
+  const EagerBatch batch = takePendingEagerCopies();
+  makeEagerCopies(batch);
+  recordEagerCopies(batch);
 }
 
-std::vector<int> GhostExchange::takePendingEagerCopies() {
-  std::vector<int> copies(m_eagerQueue.begin() + static_cast<std::ptrdiff_t>(m_eagerDone),
-                          m_eagerQueue.end());
-  m_eagerDone = m_eagerQueue.size();
-  return copies;
+GhostExchange::EagerBatch GhostExchange::takePendingEagerCopies() {
+  const EagerBatch batch{m_eagerDone, m_eagerQueue.size()};
+  m_eagerDone = batch.last;
+  return batch;
 }
 
-void GhostExchange::makeEagerCopies(const std::vector<int>& copies) const {
-  for (int index : copies)
-    makeEagerCopy(index);
+void GhostExchange::makeEagerCopies(EagerBatch batch) const {
+  for (std::size_t k = batch.first; k < batch.last; ++k)
+    makeEagerCopy(m_eagerQueue[k]);
 }
 
 void GhostExchange::makeEagerCopy(int index) const {
@@ -137,14 +137,15 @@ void GhostExchange::makeEagerCopy(int index) const {
   destination->copyFrom(*source, piece.sourceBox, piece.offset);
 }
 
-void GhostExchange::eagerCopiesMade(const std::vector<int>& copies, double seconds,
-                                    bool overlapped) {
-  m_context.stats.commWorkSeconds += seconds;
-  m_context.stats.packSeconds += seconds;
-  if (overlapped) m_context.stats.commOverlapSeconds += seconds;
-  for (int index : copies) {
-    const auto f =
-        static_cast<std::size_t>(m_graph.eagerCopies[static_cast<std::size_t>(index)].fill);
+void GhostExchange::eagerCopiesMade(EagerBatch batch, double seconds, bool overlapped) {
+  m_context.charge(seconds, overlapped, &m_context.stats.packSeconds);
+  recordEagerCopies(batch);
+}
+
+void GhostExchange::recordEagerCopies(EagerBatch batch) {
+  for (std::size_t k = batch.first; k < batch.last; ++k) {
+    const auto f = static_cast<std::size_t>(
+        m_graph.eagerCopies[static_cast<std::size_t>(m_eagerQueue[k])].fill);
     const GhostFill& fill = m_graph.fills[f];
     if (--m_eagerCopiesLeft[f] == 0)
       m_newDW.markLocalGhostsFilled(fill.label, patch(fill.patchId), fill.numGhost, fill.type);

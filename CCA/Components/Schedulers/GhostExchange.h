@@ -50,13 +50,19 @@ class GhostExchange {
   void performPendingEagerCopies();
   // An eager copy writes ghost cells that no task of this execution reads
   // or writes (planEagerCopies), from values no later task changes, so a
-  // thread may make copies without the caller's lock: it takes them with
-  // the lock, makes them without it, and records them with it again. (A
+  // thread may make copies without the caller's lock: it takes a batch
+  // with the lock, makes it without it, and records it with it again. (A
   // task reading a group of patches made one by one copies them, ghost
   // cells included, into one allocation: not beside groups of several.)
-  std::vector<int> takePendingEagerCopies();
-  void makeEagerCopies(const std::vector<int>& copies) const;
-  void eagerCopiesMade(const std::vector<int>& copies, double seconds, bool overlapped);
+  // A batch is a range of the release queue, which holds room for every
+  // copy from the start: later releases never move the entries of a batch.
+  struct EagerBatch {
+    std::size_t first = 0;
+    std::size_t last = 0;
+  };
+  EagerBatch takePendingEagerCopies();
+  void makeEagerCopies(EagerBatch batch) const;
+  void eagerCopiesMade(EagerBatch batch, double seconds, bool overlapped);
 
   // Tests outstanding receives and sends without blocking; true if any completed.
   bool progress();
@@ -85,6 +91,8 @@ class GhostExchange {
   std::int64_t flowId(const Message& message, int source, int destination) const;
   void postSend(int index);
   void makeEagerCopy(int index) const;
+  // Counts the batch's copies per fill, marking each fill they complete.
+  void recordEagerCopies(EagerBatch batch);
 
   const CompiledGraph& m_graph;
   OnDemandDataWarehouse& m_oldDW;
