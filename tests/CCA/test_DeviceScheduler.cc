@@ -548,6 +548,135 @@ TEST_F(DeviceSchedulerTest, AsyncRunsReadyHostTasksOnTheControlThreadDuringAKern
   EXPECT_GE(hostTasksRun.load(), 1);
 }
 
+// acc.async with a core for the control thread: while the device's thread
+// is inside a kernel, the control thread makes the local ghost copies that
+// finished tasks released (for the next step's OldDW). The own-core path is
+// forced, so the test runs the same on any machine. Two patches in a row per
+// rank: each one's local copy needs both "advance" tasks, so both are
+// released at once, as the second ends, and a "later" task always runs
+// after it. The first kernel to start after that waits (yielding, at most
+// 60 s: only a hang reaches it) until the warehouse records both fills as
+// made; the device's thread is in the kernel meanwhile, so another thread
+// made them.
+TEST_F(DeviceSchedulerTest, AsyncMakesLocalGhostCopiesOnTheControlThreadDuringAKernel) {
+  LevelSpec spec;
+  spec.resolution = {8 * m_world.size(), 4, 4};
+  spec.patches = {2 * m_world.size(), 1, 1};
+  Grid grid;
+  grid.addLevel(spec);
+  std::vector<int> ranks;
+  for (int p = 0; p < grid.numPatches(); ++p)
+    ranks.push_back(p / 2);
+  const Labels l;
+  SchedulerOptions options;
+  options.watchdogSeconds = 120.0;
+  options.patchGroups = false;  // beside groups of several the device's thread copies
+  DeviceScheduler scheduler(m_world, options, DeviceScheduler::Mode::Async,
+                            DeviceRunner::Help::OnOwnCore);
+  const VarLabel* x = l.x;
+  const VarLabel* y = l.y;
+  scheduler.beginGraph("init");
+  scheduler.addTask(std::move(Task("init",
+                                   [x](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                                       ExecutionContext& exec) {
+                                     const CellArray<double> a =
+                                         dw.allocateAndPut<double>(x, patch).array();
+                                     exec.parallelFor(
+                                         patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
+                                           a(i, j, k) = i + 100.0 * j + 10000.0 * k;
+                                         });
+                                   })
+                                  .computesVar(x)),
+                    grid.level(0).eachPatch());
+  OnDemandDataWarehouse oldDW("NewDW", 0, 0.0, 0.0);
+  {
+    OnDemandDataWarehouse empty("OldDW", -1, 0.0, 0.0);
+    scheduler.execute(scheduler.compile(grid, ranks), empty, oldDW);
+  }
+  oldDW.setRole("OldDW");
+
+  OnDemandDataWarehouse newDW("NewDW", 1, 0.1, 0.1);
+  // The fills the step copies ahead: (patch, the patches their copies need).
+  std::vector<std::pair<int, std::vector<int>>> eagerFills;
+  // Device tasks run one at a time on this thread: what follows needs no lock.
+  std::vector<int> advanced;  // patches whose "advance" kernel ended
+  std::vector<bool> handled;  // per eager fill: looked at by a kernel after its producers
+  int madeDuringAKernel = 0;
+  int madeBeforeTheKernel = 0;
+  const auto watchEagerFills = [&] {
+    const auto done = [&](int id) {
+      return std::find(advanced.begin(), advanced.end(), id) != advanced.end();
+    };
+    const auto made = [&](std::size_t f) {
+      return newDW.localGhostsFilled(x, grid.patchById(eagerFills[f].first), 1, Ghost::AroundCells);
+    };
+    std::vector<std::size_t> waiting;  // complete since the last kernel, not made when it started
+    for (std::size_t f = 0; f < eagerFills.size(); ++f) {
+      const std::vector<int>& producers = eagerFills[f].second;
+      if (handled[f] || !std::all_of(producers.begin(), producers.end(), done)) continue;
+      handled[f] = true;
+      if (made(f)) {
+        ++madeBeforeTheKernel;
+      } else {
+        waiting.push_back(f);
+      }
+    }
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    for (std::size_t f : waiting) {
+      while (!made(f) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::yield();
+      madeDuringAKernel += made(f);
+    }
+  };
+  scheduler.beginGraph("step");
+  scheduler.addTask(std::move(Task("advance",
+                                   [&, x](const Patch& patch, const DataWarehouse& old,
+                                          DataWarehouse& dw, ExecutionContext& exec) {
+                                     watchEagerFills();
+                                     const CellArray<const double> in =
+                                         old.get<double>(x, patch, Ghost::AroundCells, 1).array();
+                                     const CellArray<double> out =
+                                         dw.allocateAndPut<double>(x, patch).array();
+                                     exec.parallelFor(
+                                         patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
+                                           out(i, j, k) = in(i - 1, j, k) + in(i + 1, j, k);
+                                         });
+                                     advanced.push_back(patch.id());
+                                   })
+                                  .requiresVar(Task::OldDW, x, Ghost::AroundCells, 1)
+                                  .computesVar(x)),
+                    grid.level(0).eachPatch());
+  scheduler.addTask(
+      std::move(Task("later",
+                     [&, x, y](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                               ExecutionContext& exec) {
+                       watchEagerFills();
+                       const CellArray<const double> in = dw.get<double>(x, patch).array();
+                       const CellArray<double> out = dw.allocateAndPut<double>(y, patch).array();
+                       exec.parallelFor(
+                           patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
+                             out(i, j, k) = 2.0 * in(i, j, k);
+                           });
+                     })
+                    .requiresVar(Task::NewDW, x)
+                    .computesVar(y)),
+      grid.level(0).eachPatch());
+  const CompiledGraph step = scheduler.compile(grid, ranks);
+  for (const GhostFill& fill : step.fills) {
+    if (fill.dw != Task::OldDW || fill.eagerCopies == 0) continue;
+    std::vector<int> producers{fill.patchId};
+    for (const GhostPiece& piece : fill.localCopies)
+      producers.push_back(piece.sourcePatch);
+    eagerFills.emplace_back(fill.patchId, producers);
+  }
+  handled.assign(eagerFills.size(), false);
+  ASSERT_EQ(eagerFills.size(), 2U);  // each patch's copy from the other
+  ASSERT_NO_THROW(scheduler.execute(step, oldDW, newDW));
+  EXPECT_EQ(advanced.size(), 2U);
+  EXPECT_EQ(madeDuringAKernel, 2);
+  EXPECT_EQ(madeBeforeTheKernel, 0);
+}
+
 TEST_F(DeviceSchedulerTest, UnknownModeIsAnInputError) {
   const std::string message =
       messageOf<InputError>([&] { makeScheduler("gpu", m_world, SchedulerOptions{}); });

@@ -94,17 +94,19 @@ def check_trace(check, path, ranks, mode, label):
     copies = slices(events, name="eager ghost copies")
     if mode == "async" and ranks == 1:
         # One device thread and a core left over: the control thread spins
-        # there and makes the local ghost copies while kernels run.
+        # there and makes local ghost copies while kernels run; those it
+        # leaves untaken through a kernel (descheduled on a loaded machine)
+        # the main thread makes. Which thread makes how many is up to the
+        # system's scheduler, so the trace only shows that both may; that
+        # the control thread does is test_DeviceScheduler's (deterministic).
         cpus = len(os.sched_getaffinity(0))
-        if cpus >= 2:
-            device_tasks = slices(events, cat="task", tid=0)
-            during = [c for c in copies if c["tid"] == 1 and any(
-                t["ts"] <= c["ts"] <= t["ts"] + t["dur"] for t in device_tasks)]
-            check(f"{label}: the control thread made local ghost copies while a kernel ran",
-                  len(during) >= STEPS, f"{len(during)} of {len(copies)} copy slices")
-        else:
-            check(f"{label}: without a second core every local ghost copy is the main thread's",
-                  copies and all(c["tid"] == 0 for c in copies))
+        copiers = {0, 1} if cpus >= 2 else {0}
+        device_tasks = slices(events, cat="task", tid=0)
+        during = [c for c in copies if c["tid"] == 1 and any(
+            t["ts"] <= c["ts"] <= t["ts"] + t["dur"] for t in device_tasks)]
+        check(f"{label}: local ghost copies each step, on thread(s) {sorted(copiers)}",
+              len(copies) >= STEPS and all(c["tid"] in copiers for c in copies),
+              f"{len(copies)} copy slices, {len(during)} on the control thread during a kernel")
     elif mode in ("host", "sync"):
         check(f"{label}: local ghost copies on the main thread", all(c["tid"] == 0 for c in copies))
     return trace

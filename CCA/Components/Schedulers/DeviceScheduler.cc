@@ -28,6 +28,10 @@ DeviceRunner::Help controlThreadHelp(const Communicator& world, const SchedulerO
 
 DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptions& options,
                                  Mode mode)
+    : DeviceScheduler(world, options, mode, controlThreadHelp(world, options, mode)) {}
+
+DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptions& options,
+                                 Mode mode, DeviceRunner::Help help)
     : GraphScheduler(world,
                      [&] {
                        SchedulerOptions tiled = options;
@@ -36,7 +40,7 @@ DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptio
                        return tiled;
                      }()),
       m_mode(mode),
-      m_help(controlThreadHelp(m_comm, options, mode)),
+      m_help(mode == Mode::Async ? help : DeviceRunner::Help::None),
       m_runner(m_options, m_comm.rank(), mode, m_help) {}
 
 DeviceScheduler::~DeviceScheduler() {

@@ -24,6 +24,11 @@ class DeviceScheduler final : public GraphScheduler {
   using Mode = DeviceRunner::Offload;
 
   DeviceScheduler(const Communicator& world, const SchedulerOptions& options, Mode mode);
+  // With the control thread's part decided by the caller rather than by the
+  // cores this rank has (options.controlThread): a test makes the own-core
+  // path run on any machine.
+  DeviceScheduler(const Communicator& world, const SchedulerOptions& options, Mode mode,
+                  DeviceRunner::Help help);
   // Stops and joins the control thread, if async started one.
   ~DeviceScheduler() override;
   std::string modeName() const override { return m_mode == Mode::Sync ? "sync" : "async"; }
