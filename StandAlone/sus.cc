@@ -143,9 +143,12 @@ int runSus(const Options& options, const std::vector<std::string>& commandLine,
 
 // An error all ranks agreed on is reported once, by rank 0, and every rank
 // returns the exit code. Any other error may have left the other ranks in a
-// collective: the rank that saw it reports it and aborts the job.
+// collective: the rank that saw it reports it and aborts the job. An agreed
+// error after which the process cannot finalise (Error::endsTheProcess) is
+// reported once, by rank 0, which then aborts the job; the other ranks wait
+// for that in a barrier rank 0 never joins.
 int reportFailure(const tessera::Communicator& world, const std::string& what, bool badInput,
-                  bool agreed) {
+                  bool agreed, bool endsTheProcess) {
   const int code = badInput ? kExitBadInput : kExitRuntimeFailure;
   const char* kind = badInput ? "error" : "runtime failure";
   if (agreed || world.size() == 1) {
@@ -153,6 +156,10 @@ int reportFailure(const tessera::Communicator& world, const std::string& what, b
     // and pieces of two ranks' messages would interleave.
     if (world.isRoot())
       std::cerr << (std::string("sus: ") + kind + ": " + what + "\n") << std::flush;
+    if (endsTheProcess) {
+      if (world.isRoot()) MPI_Abort(world.get(), code);
+      MPI_Barrier(world.get());
+    }
     return code;
   }
   std::cerr << (std::string("sus: ") + kind + " on rank " + std::to_string(world.rank()) + ": " +
@@ -236,8 +243,8 @@ int main(int argc, char** argv) {
     return runSus(options, commandLine, world);
   } catch (const tessera::Error& e) {
     return reportFailure(world, e.what(), dynamic_cast<const tessera::InputError*>(&e) != nullptr,
-                         e.agreedByAllRanks());
+                         e.agreedByAllRanks(), e.endsTheProcess());
   } catch (const std::exception& e) {
-    return reportFailure(world, e.what(), false, false);
+    return reportFailure(world, e.what(), false, false, false);
   }
 }

@@ -43,4 +43,29 @@ void injectIoFault(const char* operation, const std::string& path, int rank) {
     throw Error(std::string(operation) + " of '" + path + "' failed: " + *reason);
 }
 
+InjectedDiskFull::InjectedDiskFull(const std::string& path, int rank) {
+  if (!injectedIoFault("full", path, rank)) return;
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  if (sigaction(SIGXFSZ, &ignore, &m_signal) != 0) return;
+  if (getrlimit(RLIMIT_FSIZE, &m_limit) != 0) {
+    sigaction(SIGXFSZ, &m_signal, nullptr);
+    return;
+  }
+  rlimit full = m_limit;
+  full.rlim_cur = kInjectedDiskBytes;
+  if (setrlimit(RLIMIT_FSIZE, &full) != 0) {
+    sigaction(SIGXFSZ, &m_signal, nullptr);
+    return;
+  }
+  m_active = true;
+}
+
+InjectedDiskFull::~InjectedDiskFull() {
+  if (!m_active) return;
+  setrlimit(RLIMIT_FSIZE, &m_limit);
+  sigaction(SIGXFSZ, &m_signal, nullptr);
+}
+
 }  // namespace tessera

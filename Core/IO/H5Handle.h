@@ -7,19 +7,33 @@
 
 #include <hdf5.h>
 
+#include <sstream>
 #include <string>
 #include <utility>
 
-#define TESSERA_HDF5_CHECK(call)                                                          \
-  ([&]() {                                                                                \
-    const auto tessera_h5_result_ = (call);                                               \
-    if (tessera_h5_result_ < 0) {                                                         \
-      ::tessera::detail::throwError(__FILE__, __LINE__, std::string("HDF5 call failed: ") + #call); \
-    }                                                                                     \
-    return tessera_h5_result_;                                                            \
+#define TESSERA_HDF5_CHECK(call)                                                                  \
+  ([&]() {                                                                                        \
+    const auto tessera_h5_result_ = (call);                                                       \
+    if (tessera_h5_result_ < 0) {                                                                 \
+      ::tessera::throwH5CallError(__FILE__, __LINE__, std::string("HDF5 call failed: ") + #call); \
+    }                                                                                             \
+    return tessera_h5_result_;                                                                    \
   }())
 
 namespace tessera {
+
+// An HDF5 call returned an error: the library's own state for that file may
+// no longer be what the other ranks' is (see writeArchiveFile).
+class H5CallError : public Error {
+ public:
+  using Error::Error;
+};
+
+[[noreturn]] inline void throwH5CallError(const char* file, int line, const std::string& message) {
+  std::ostringstream out;
+  out << message << " [" << file << ":" << line << "]";
+  throw H5CallError(out.str());
+}
 
 template <herr_t (*Close)(hid_t)>
 class H5Handle {
@@ -27,7 +41,7 @@ class H5Handle {
   H5Handle() = default;
   // Takes ownership of `id`; a negative id (a failed create/open) is an error.
   explicit H5Handle(hid_t id, const char* what = "HDF5 object") : m_id(id) {
-    if (m_id < 0) throw Error(std::string("cannot create or open the ") + what);
+    if (m_id < 0) throw H5CallError(std::string("cannot create or open the ") + what);
   }
   H5Handle(H5Handle&& other) noexcept : m_id(std::exchange(other.m_id, -1)) {}
   H5Handle& operator=(H5Handle&& other) noexcept {
@@ -42,12 +56,15 @@ class H5Handle {
   ~H5Handle() { reset(); }
 
   hid_t get() const { return m_id; }
+  // Lets go of the id without closing it (the caller has a reason: see
+  // writeArchiveFile).
+  void abandon() noexcept { m_id = -1; }
   explicit operator bool() const { return m_id >= 0; }
   // Closes now and reports failure (a file's last write can fail at close).
   void close() {
     if (m_id >= 0) {
       const herr_t status = Close(std::exchange(m_id, -1));
-      if (status < 0) throw Error("closing an HDF5 object failed");
+      if (status < 0) throw H5CallError("closing an HDF5 object failed");
     }
   }
 

@@ -23,9 +23,16 @@ class Error : public std::runtime_error {
   // several must abort the job, for the others may wait in a collective.
   bool agreedByAllRanks() const { return m_agreed; }
   void markAgreedByAllRanks() { m_agreed = true; }
+  // True when this process can no longer end normally: a library holds
+  // state it cannot clean up (an HDF5 file a failed write left open, which
+  // HDF5 would try to flush again as MPI finalises, and hang or crash).
+  // Whoever reports it ends the job with MPI_Abort instead of returning.
+  bool endsTheProcess() const { return m_endsTheProcess; }
+  void markEndsTheProcess() { m_endsTheProcess = true; }
 
  private:
   bool m_agreed = false;
+  bool m_endsTheProcess = false;
 };
 
 // A failure caused by what the user gave us: a deck, an option, an archive

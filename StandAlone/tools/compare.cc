@@ -4,7 +4,8 @@
 // compares the stored bits. Every cell of every variable, and every
 // reduction variable, at every output timestep the two runs share is
 // compared, extra cells included; a restarted run compares with the straight
-// run it continues on the timesteps both wrote (the tool says which).
+// run it continues on the timesteps both wrote (the tool says which, and
+// which reductions only one run holds).
 // Exit codes: 0 equal, 1 different (the first differing cell and values are
 // printed), 2 not comparable (no timestep in common, other variables or
 // grids, or unreadable).
@@ -22,6 +23,8 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -121,6 +124,7 @@ int main(int argc, char** argv) {
     const std::vector<int> shared = sharedTimesteps(a, b);
     std::int64_t compared = 0;
     std::int64_t reductions = 0;
+    std::vector<std::string> onlyInOne;
     for (const int timestep : shared) {
       const ArchiveEntry& ea = a.output(timestep);
       const ArchiveEntry& eb = b.output(timestep);
@@ -152,8 +156,13 @@ int main(int argc, char** argv) {
       const auto ra = a.reductions(ea);
       const auto rb = b.reductions(eb);
       for (const auto& x : ra) {
-        const auto y = std::find_if(rb.begin(), rb.end(), [&](const auto& r) { return r.name == x.name; });
-        if (y == rb.end()) continue;  // a reduction one run has not computed yet
+        const auto y =
+            std::find_if(rb.begin(), rb.end(), [&](const auto& r) { return r.name == x.name; });
+        if (y == rb.end()) {  // a reduction one run has not computed yet: said, not compared
+          onlyInOne.push_back("'" + x.name + "' at timestep " + std::to_string(timestep) +
+                              " (first run only)");
+          continue;
+        }
         if (x.raw.size() != y->raw.size()) {
           throw NotComparable("reduction '" + x.name + "' has another type in the other run");
         }
@@ -165,7 +174,14 @@ int main(int argc, char** argv) {
         }
         ++reductions;
       }
+      for (const auto& y : rb) {
+        if (std::none_of(ra.begin(), ra.end(), [&](const auto& r) { return r.name == y.name; }))
+          onlyInOne.push_back("'" + y.name + "' at timestep " + std::to_string(timestep) +
+                              " (second run only)");
+      }
     }
+    for (const std::string& reduction : onlyInOne)
+      std::cout << "not compared: reduction " << reduction << "\n";
     std::cout << "equal: " << shared.size() << " outputs, " << compared << " values and "
               << reductions << " reductions compared" << (tolerance.exact ? " bitwise" : "")
               << "\n";

@@ -33,10 +33,12 @@ std::vector<int> roundRobin(const Level& level, int ranks) {
   return owners;
 }
 
-// Every rank sees the same directory name.
+// Every rank sees the same directory name: in the test's working directory
+// (the build tree), not in /tmp, so that even a crashed test leaves nothing
+// there; removed after the test.
 std::string sharedDirectory(const Communicator& comm, const std::string& name) {
-  const std::string dir = (std::filesystem::temp_directory_path() / ("tessera_archive_" + name + "_" +
-                                                                      std::to_string(comm.size())))
+  const std::string dir = (std::filesystem::current_path() /
+                           ("tessera_archive_" + name + "_" + std::to_string(comm.size())))
                               .string();
   if (comm.isRoot()) {
     std::filesystem::remove_all(dir);

@@ -610,19 +610,22 @@ TEST_F(DeviceSchedulerTest, AsyncMakesLocalGhostCopiesOnTheControlThreadDuringAK
     const auto made = [&](std::size_t f) {
       return newDW.localGhostsFilled(x, grid.patchById(eagerFills[f].first), 1, Ghost::AroundCells);
     };
-    std::vector<std::size_t> waiting;  // complete since the last kernel, not made when it started
+    std::vector<std::size_t> released;  // complete since the last kernel
     for (std::size_t f = 0; f < eagerFills.size(); ++f) {
       const std::vector<int>& producers = eagerFills[f].second;
       if (handled[f] || !std::all_of(producers.begin(), producers.end(), done)) continue;
       handled[f] = true;
-      if (made(f)) {
-        ++madeBeforeTheKernel;
-      } else {
-        waiting.push_back(f);
-      }
+      released.push_back(f);
+    }
+    if (released.empty()) return;
+    // Released together, so taken and recorded together, by whichever
+    // thread: one look tells whether that happened before this kernel.
+    if (made(released.front())) {
+      madeBeforeTheKernel += static_cast<int>(released.size());
+      return;
     }
     const auto deadline = std::chrono::steady_clock::now() + 60s;
-    for (std::size_t f : waiting) {
+    for (std::size_t f : released) {
       while (!made(f) && std::chrono::steady_clock::now() < deadline)
         std::this_thread::yield();
       madeDuringAKernel += made(f);
@@ -670,11 +673,98 @@ TEST_F(DeviceSchedulerTest, AsyncMakesLocalGhostCopiesOnTheControlThreadDuringAK
     eagerFills.emplace_back(fill.patchId, producers);
   }
   handled.assign(eagerFills.size(), false);
-  ASSERT_EQ(eagerFills.size(), 2U);  // each patch's copy from the other
+  // Each patch's copy from the other; every rank leaves together if not.
+  ASSERT_EQ(globalSum(eagerFills.size() == 2 ? 0 : 1), 0) << eagerFills.size() << " eager fills";
   ASSERT_NO_THROW(scheduler.execute(step, oldDW, newDW));
   EXPECT_EQ(advanced.size(), 2U);
   EXPECT_EQ(madeDuringAKernel, 2);
   EXPECT_EQ(madeBeforeTheKernel, 0);
+}
+
+// A device mode posts a reduction as soon as this rank's share is in, and
+// goes on with other tasks while it is in flight. Rank 1 fails in such a
+// task, its reduction still pending (rank 0 has not posted yet: its share
+// waits for rank 1's word, sent just before the failure, on a communicator
+// of its own): abandoning the execution completes that reduction
+// (ReductionExchange::abandon) rather than leaving it posted, so every
+// later graph's collectives stay in step, and give the right sums.
+TEST_F(DeviceSchedulerTest, AReductionInFlightWhenARankFailsCompletesAndLaterGraphsAgree) {
+  const int size = m_world.size();
+  const int rank = m_world.rank();
+  LevelSpec spec;
+  spec.resolution = {4 * size, 4, 4};
+  spec.patches = {size, 1, 1};
+  Grid grid;
+  grid.addLevel(spec);
+  std::vector<int> owners;
+  for (int p = 0; p < size; ++p)
+    owners.push_back(p);
+  const Labels l;
+  const VarLabel* x = l.x;
+  const VarLabel* y = l.y;
+  const VarLabel* total = l.total;
+  const Communicator side = Communicator::duplicate(m_world.get());
+  constexpr int kFailingTag = 8;
+  for (const char* mode : {"sync", "async"}) {
+    SchedulerOptions options;
+    options.watchdogSeconds = 60.0;                                  // only a hang reaches it
+    options.controlThread = SchedulerOptions::ControlThread::Never;  // MPI on one thread only
+    const auto scheduler = makeScheduler(mode, m_world, options);
+    bool fail = size > 1;
+    scheduler->beginGraph("sum");
+    scheduler->addTask(std::move(Task("share",
+                                      [&](const Patch& patch, const DataWarehouse&,
+                                          DataWarehouse& dw, ExecutionContext&) {
+                                        if (fail && patch.id() == 0) {
+                                          int failing = 0;
+                                          MPI_Recv(&failing, 1, MPI_INT, 1, kFailingTag, side.get(),
+                                                   MPI_STATUS_IGNORE);
+                                        }
+                                        dw.allocateAndPut<double>(x, patch);
+                                        dw.put(SumVariable<double>(patch.id() + 0.25), total,
+                                               patch);
+                                      })
+                                     .computesVar(x)
+                                     .computesVar(total)),
+                       grid.level(0).eachPatch());
+    scheduler->addTask(std::move(Task("after",
+                                      [&](const Patch& patch, const DataWarehouse&,
+                                          DataWarehouse& dw, ExecutionContext&) {
+                                        if (fail && patch.id() == 1) {
+                                          int failing = 1;
+                                          MPI_Send(&failing, 1, MPI_INT, 0, kFailingTag,
+                                                   side.get());
+                                          throw std::runtime_error("after failed");
+                                        }
+                                        dw.allocateAndPut<double>(y, patch);
+                                      })
+                                     .requiresVar(Task::NewDW, x)
+                                     .computesVar(y)),
+                       grid.level(0).eachPatch());
+    const CompiledGraph graph = scheduler->compile(grid, owners);
+    double expected = 0.0;
+    for (int p = 0; p < size; ++p)
+      expected += p + 0.25;
+    {
+      OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+      OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+      if (size > 1 && rank == 1) {
+        EXPECT_EQ(messageOf<std::runtime_error>([&] { scheduler->execute(graph, oldDW, newDW); }),
+                  "after failed")
+            << mode;
+      } else {
+        EXPECT_NO_THROW(scheduler->execute(graph, oldDW, newDW)) << mode << " rank " << rank;
+        EXPECT_EQ(newDW.getReduction<SumVariable<double>>(total).get(), expected) << mode;
+      }
+    }
+    fail = false;
+    for (int run = 0; run < 2; ++run) {
+      OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+      OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+      EXPECT_NO_THROW(scheduler->execute(graph, oldDW, newDW)) << mode << " rank " << rank;
+      EXPECT_EQ(newDW.getReduction<SumVariable<double>>(total).get(), expected) << mode;
+    }
+  }
 }
 
 TEST_F(DeviceSchedulerTest, UnknownModeIsAnInputError) {
@@ -937,6 +1027,9 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesTheMessageARankWaitsFor) {
       node.sendsToRelease.clear();
   }
   const int waitingRank = size > 1 ? 1 : 0;
+  // Only the waiting rank's watchdog is meant to fire; the others wait for
+  // nothing that is missing, under a limit only a hang reaches.
+  if (rank != waitingRank) scheduler->setWatchdogSeconds(60.0);
   {
     OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
     if (rank == waitingRank) {
@@ -976,6 +1069,9 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesTheMessageARankWaitsFor) {
 // 0's watchdog names that send instead of waiting for it forever; the send
 // is set aside with its buffer (MessageBuffers::setAside). Ranks 2 and up
 // own nothing. Afterwards the graph runs everywhere, with the right values.
+// Rank 0's producer waits for rank 1's word, on a communicator of its own,
+// that rank 1's execution has ended: no timing decides the order. (No
+// control thread, so that only the main thread calls MPI.)
 TEST_P(DeviceSchedulerModeTest, WatchdogNamesASendAFailedPeerNeverReceives) {
   const int size = m_world.size();
   const int rank = m_world.rank();
@@ -994,23 +1090,28 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesASendAFailedPeerNeverReceives) {
   std::int64_t wrong = 0;
   SchedulerOptions options;
   options.watchdogSeconds = 1.0;  // what the test waits for
+  options.controlThread = SchedulerOptions::ControlThread::Never;
   const auto scheduler = makeScheduler(GetParam(), m_world, options);
+  const Communicator side = Communicator::duplicate(m_world.get());
+  constexpr int kFailedTag = 7;
   scheduler->beginGraph("producer");
-  scheduler->addTask(std::move(Task("produce",
-                                    [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
-                                        ExecutionContext& exec) {
-                                      if (fail && patch.id() == 1)
-                                        throw std::runtime_error("producer failed");
-                                      if (fail) std::this_thread::sleep_for(200ms);
-                                      const CellArray<double> a =
-                                          dw.allocateAndPut<double>(x, patch).array();
-                                      exec.parallelFor(
-                                          patch.extendedBox(), KOKKOS_LAMBDA(int i, int j, int k) {
-                                            a(i, j, k) = i + 100.0 * j + 10000.0 * k + 0.5;
-                                          });
-                                    })
-                                   .computesVar(x)),
-                     pair.eachPatch());
+  scheduler->addTask(
+      std::move(Task("produce",
+                     [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                         ExecutionContext& exec) {
+                       if (fail && patch.id() == 1) throw std::runtime_error("producer failed");
+                       if (fail) {
+                         int ended = 0;
+                         MPI_Recv(&ended, 1, MPI_INT, 1, kFailedTag, side.get(), MPI_STATUS_IGNORE);
+                       }
+                       const CellArray<double> a = dw.allocateAndPut<double>(x, patch).array();
+                       exec.parallelFor(
+                           patch.extendedBox(), KOKKOS_LAMBDA(int i, int j, int k) {
+                             a(i, j, k) = i + 100.0 * j + 10000.0 * k + 0.5;
+                           });
+                     })
+                    .computesVar(x)),
+      pair.eachPatch());
   scheduler->addTask(
       std::move(
           Task("consume",
@@ -1037,6 +1138,8 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesASendAFailedPeerNeverReceives) {
     } else if (size > 1 && rank == 1) {
       EXPECT_EQ(messageOf<std::runtime_error>([&] { scheduler->execute(graph, oldDW, newDW); }),
                 "producer failed");
+      int ended = 1;
+      MPI_Send(&ended, 1, MPI_INT, 0, kFailedTag, side.get());
     } else {
       EXPECT_NO_THROW(scheduler->execute(graph, oldDW, newDW)) << "rank " << rank;
     }

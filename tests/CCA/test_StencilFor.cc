@@ -43,11 +43,12 @@ struct OneInputCopy {
   }
 };
 
-std::string haloErrorOf(bool tiled) {
+std::string haloErrorOf(bool tiled,
+                        ExecutionContext::Space space = ExecutionContext::Space::Device) {
   const std::string task = "wide stencil on patch 3";
   TilingOptions tiling;
   tiling.enabled = tiled;
-  ExecutionContext exec(task, ExecutionContext::Space::Device, tiling);
+  ExecutionContext exec(task, space, tiling);
   const Box interior({0, 0, 0}, {8, 8, 8});
   const Box oneLayer = interior.grow(1);
   std::vector<double> input(static_cast<std::size_t>(oneLayer.volume()), 1.0);
@@ -60,12 +61,15 @@ std::string haloErrorOf(bool tiled) {
 TEST(ExecutionContextStencil, TooFewGhostLayersIsTheSameErrorTiledOrNot) {
   const std::string untiled = haloErrorOf(false);
   const std::string tiled = haloErrorOf(true);
-  for (const std::string& message : {untiled, tiled}) {
+  // A host task's stencil (Kokkos::Serial) runs untiled whatever the options.
+  const std::string host = haloErrorOf(true, ExecutionContext::Space::Host);
+  for (const std::string& message : {untiled, tiled, host}) {
     EXPECT_TRUE(contains(message, "wide stencil on patch 3")) << message;
     EXPECT_TRUE(contains(message, "2 ghost layers")) << message;
   }
   // Same text, apart from where it was raised.
   EXPECT_EQ(untiled.substr(0, untiled.find(" [")), tiled.substr(0, tiled.find(" [")));
+  EXPECT_EQ(host.substr(0, host.find(" [")), tiled.substr(0, tiled.find(" [")));
 }
 
 TEST(ExecutionContextStencil, TilingFollowsTheOptionsWithTheSameBits) {

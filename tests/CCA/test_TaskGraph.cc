@@ -125,6 +125,42 @@ TEST_F(TaskGraphTest, IndependentTasksKeepTheirAddOrder) {
 
 // ---------------------------------------------------------------- errors
 
+// What docs/runtime.md promises: a bad declaration fails at once, naming
+// the task (and the variable, where there is one).
+TEST_F(TaskGraphTest, BadDeclarationsFailAtOnceNamingTheTask) {
+  const VarLabel* block = m_labels.create<BlockVariable<double>>("B");
+  expectMentions(errorOf([&] { makeTask("t").requiresVar(Task::OldDW, nullptr); }),
+                 {"'t'", "null label"});
+  expectMentions(errorOf([&] { makeTask("t").computesVar(nullptr); }), {"'t'", "null label"});
+  expectMentions(errorOf([&] { makeTask("t").modifiesVar(nullptr); }), {"'t'", "null label"});
+  expectMentions(
+      errorOf([&] { makeTask("t").requiresVar(Task::OldDW, m_u, Ghost::AroundCells, -1); }),
+      {"'t'", "-1 ghost layers", "'u'"});
+  expectMentions(errorOf([&] { makeTask("t").requiresVar(Task::OldDW, m_u, Ghost::None, 1); }),
+                 {"'t'", "'u'", "Ghost::None"});
+  expectMentions(
+      errorOf([&] { makeTask("t").requiresVar(Task::NewDW, m_delT, Ghost::AroundCells, 1); }),
+      {"'t'", "only cell variables have ghost cells", "'delT'"});
+  expectMentions(errorOf([&] { makeTask("t").modifiesVar(m_delT); }),
+                 {"'t'", "'delT'", "only cell variables can be modified"});
+  expectMentions(errorOf([&] { makeTask("t").requiresVar(Task::OldDW, block); }),
+                 {"'t'", "'B'", "requiresBlocks"});
+  expectMentions(errorOf([&] { makeTask("t").computesVar(block); }),
+                 {"'t'", "'B'", "computesBlocks"});
+  expectMentions(errorOf([&] { makeTask("t").requiresBlocks(Task::OldDW, m_u, {}); }),
+                 {"'t'", "'u'", "not a block variable"});
+  expectMentions(errorOf([&] { makeTask("t").computesBlocks(block, {}); }),
+                 {"'t'", "'B'", "without saying which blocks"});
+  expectMentions(errorOf([&] { makeTask(""); }), {"a task needs a name"});
+  expectMentions(errorOf([&] { Task("t", Task::Callback{}); }), {"'t'", "has no callback"});
+  // A good declaration of the same kinds goes through.
+  EXPECT_NO_THROW(makeTask("t")
+                      .requiresVar(Task::OldDW, m_u, Ghost::AroundCells, 1)
+                      .requiresVar(Task::NewDW, m_delT)
+                      .computesVar(m_x)
+                      .modifiesVar(m_y));
+}
+
 TEST_F(TaskGraphTest, MissingProducerNamesTaskVariableAndWarehouse) {
   TaskGraph graph("step");
   graph.addTask(std::move(makeTask("consumer").requiresVar(Task::NewDW, m_x).computesVar(m_y)),

@@ -9,6 +9,8 @@ WORKDIR is emptied first and removed at the end.
 """
 import pathlib
 import re
+import shutil
+import struct
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -126,6 +128,38 @@ def main():
         run_checks(Sus(sus_path, mpirun, flags), deck, tools, work)
 
 
+
+def mix64(v):
+    """Core/Grid/Variables/FieldDigest.h's mix64 (the splitmix64 finaliser)."""
+    mask = (1 << 64) - 1
+    v = (v + 0x9e3779b97f4a7c15) & mask
+    v = ((v ^ (v >> 30)) * 0xbf58476d1ce4e5b9) & mask
+    v = ((v ^ (v >> 27)) * 0x94d049bb133111eb) & mask
+    return v ^ (v >> 31)
+
+
+def change_a_reduction(path):
+    """Finds a positive double in the file whose mix64 is stored too (a
+    reduction and its digest), halves it and rewrites the digest; returns
+    the new value, or None."""
+    data = bytearray(path.read_bytes())
+    words = {}
+    for at in range(len(data) - 7):
+        words.setdefault(int.from_bytes(data[at:at + 8], "little"), at)
+    for bits, at in words.items():
+        value = struct.unpack("<d", struct.pack("<Q", bits))[0]
+        if not (1e-12 < value < 1e6):
+            continue
+        digest_at = words.get(mix64(bits))
+        if digest_at is None:
+            continue
+        new_bits = struct.unpack("<Q", struct.pack("<d", value * 0.5))[0]
+        data[at:at + 8] = new_bits.to_bytes(8, "little")
+        data[digest_at:digest_at + 8] = mix64(new_bits).to_bytes(8, "little")
+        path.write_bytes(bytes(data))
+        return value * 0.5
+    return None
+
 def run_checks(sus, deck, tools, work):
     check = Checks()
     compare = str(tools / "tessera-compare")
@@ -178,6 +212,34 @@ def run_checks(sus, deck, tools, work):
     check("--rel 1e-2 alone (--abs 0) keeps them different (exit 1)", code == 1 and "different" in text, text)
     code, text = run_compare("--exact", plain, viscous)
     check("--exact finds them different (exit 1)", code == 1 and "different" in text, text)
+
+    # A reduction that differs while every cell agrees: one value of the
+    # last output of a copy, changed together with its checksum (the
+    # stored digest is mix64 of the value's bits).
+    tampered = work / "tampered.tsa"
+    shutil.copytree(plain.resolve(), tampered)
+    last = tampered / load_index(tampered / "index.yaml")["outputs"][-1][3]
+    changed = change_a_reduction(last)
+    check("a reduction value and its checksum are found in the output", changed is not None)
+    if changed is not None:
+        code, text = run_compare("--exact", plain, tampered)
+        check("a changed reduction compares as different (exit 1) and is named",
+              code == 1 and re.search(r"different: reduction '[\w.]+' at timestep 8: ", text), text)
+    shutil.rmtree(tampered, ignore_errors=True)
+    # A reduction only one run holds at a timestep is listed, not compared:
+    # the copy's stable timestep renamed in place (same length).
+    renamed = work / "renamed.tsa"
+    shutil.copytree(plain.resolve(), renamed)
+    last = renamed / load_index(renamed / "index.yaml")["outputs"][-1][3]
+    data = last.read_bytes()
+    check("the stable timestep's name is in the last output once",
+          data.count(b"burgers.stableDelT") == 1)
+    last.write_bytes(data.replace(b"burgers.stableDelT", b"burgers.stableDelX"))
+    code, text = run_compare("--exact", plain, renamed)
+    check("a reduction in one run only is listed as not compared, on either side (exit 0)",
+          code == 0 and "not compared: reduction 'burgers.stableDelT' at timestep 8 (first run only)" in text
+          and "not compared: reduction 'burgers.stableDelX' at timestep 8 (second run only)" in text, text)
+    shutil.rmtree(renamed, ignore_errors=True)
 
     coarse = work / "coarse.tsa"
     run = sus.run(deck, ranks=1, sets=[f"output.dir={coarse}", "output.timestep_interval=4",

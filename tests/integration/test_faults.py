@@ -12,10 +12,12 @@ usage: test_faults.py --sus S --mpirun M [--mpirun-flag=F]... DECK WORKDIR
 
 WORKDIR is emptied first and removed at the end.
 """
+import fcntl
 import pathlib
 import re
 import shutil
 import struct
+import subprocess
 import sys
 
 from sus_runner import Checks, Sus, load_index, parse_common_args, fresh_directory
@@ -53,6 +55,7 @@ def expect_failure(check, name, run, code, pattern):
     errors = count_lines(run.stderr, r"^sus: (error|runtime failure)")
     check(f"{name}: one error message (got {errors})", errors == 1, run.stderr)
     check(f"{name}: the message names the cause", re.search(pattern, run.stderr), run.stderr)
+    check(f"{name}: no HDF5 diagnostics", "HDF5-DIAG" not in run.stdout + run.stderr, run.stderr)
 
 
 def run_checks(sus, deck, work, check):
@@ -65,21 +68,27 @@ def run_checks(sus, deck, work, check):
         faulty_rank = ranks - 1
         # Full disk while writing an output (the rank writing fails after the
         # collective write returned), a checkpoint, at close, at the flush.
+        injected = r"injected by TESSERA_TEST_IO_FAULT|no space left for"
+        # A disk that fills for real inside HDF5's collective writes (every
+        # rank's, or one rank's): the file named, and the cause.
+        real = r"t0000[34]\.h5.*(failed|File too large)"
         cases = [
-            ("write of output t00003", f"write:t00003.h5:{faulty_rank}"),
-            ("write of checkpoint t00004", f"write:checkpoints/t00004:{faulty_rank}"),
-            ("create of output t00003", f"create:t00003.h5:{faulty_rank}"),
-            ("close of checkpoint t00004", f"close:checkpoints/t00004:{faulty_rank}"),
-            ("flush of output t00003", "sync:t00003.h5:0"),
-            ("no space for checkpoint t00004", "space:checkpoints/t00004:0"),
+            ("write of output t00003", f"write:t00003.h5:{faulty_rank}", injected),
+            ("write of checkpoint t00004", f"write:checkpoints/t00004:{faulty_rank}", injected),
+            ("create of output t00003", f"create:t00003.h5:{faulty_rank}", injected),
+            ("close of checkpoint t00004", f"close:checkpoints/t00004:{faulty_rank}", injected),
+            ("flush of output t00003", "sync:t00003.h5:0", injected),
+            ("no space for checkpoint t00004", "space:checkpoints/t00004:0", injected),
+            ("disk full inside HDF5, output t00003, every rank", "full:t00003.h5:*", real),
+            ("disk full inside HDF5, checkpoint t00004, the last rank",
+             f"full:checkpoints/t00004:{faulty_rank}", real),
         ]
-        for what, fault in cases:
+        for what, fault, pattern in cases:
             name = f"{what}, {ranks} rank(s)"
             folder_name = f"io-{ranks}-{fault.split(':')[0]}-{len(check.results)}"
             run, folder = run_in(sus, work, folder_name, ranks, SMALL + OUTPUT_EACH_STEP + CHECKPOINTS,
                                  deck=deck, env={"TESSERA_TEST_IO_FAULT": fault})
-            expect_failure(check, name, run, 2,
-                           r"injected by TESSERA_TEST_IO_FAULT|no space left for")
+            expect_failure(check, name, run, 2, pattern)
             run_dir = folder / "burgers.tsa.000"
             leftovers = sorted(p.name for p in run_dir.rglob("*.tmp"))
             check(f"{name}: no temporary file left", not leftovers, str(leftovers))
@@ -88,12 +97,25 @@ def run_checks(sus, deck, work, check):
                   all((run_dir / e[3]).is_file() for e in index["outputs"] + index["checkpoints"]),
                   str(index))
             # The earlier checkpoint restarts to the clean run's digest.
+            check(f"{name}: the checkpoint of timestep 2 is listed",
+                  [e[0] for e in index["checkpoints"]][:1] == [2], str(index))
             if index["checkpoints"]:
                 restarted, _ = run_in(sus, work, folder_name, ranks,
                                       options=["--restart", str(run_dir)])
                 check(f"{name}: the earlier checkpoint restarts to the clean digest",
                       restarted.returncode == 0 and restarted.digests.get("u") == clean_digest,
                       restarted.describe())
+            # Earlier outputs stay readable.
+            if index["outputs"]:
+                first = run_dir / index["outputs"][0][3]
+                inspect = pathlib.Path(sus.sus).parent / "tessera-inspect"
+                inspected = subprocess.run(
+                    [str(inspect), str(run_dir), "--stats", "--var", "u", "--timestep",
+                     str(index["outputs"][0][0])],
+                    capture_output=True, text=True, timeout=HANG_LIMIT)
+                check(f"{name}: the first output ({first.name}) is readable",
+                      inspected.returncode == 0 and " u " in f" {inspected.stdout} ",
+                      inspected.stdout + inspected.stderr)
             shutil.rmtree(folder, ignore_errors=True)
 
         # A read that fails on one rank: the restart falls back to the older
@@ -144,50 +166,122 @@ def run_checks(sus, deck, work, check):
     reports = re.findall(r"sus: runtime failure on rank (\d+): watchdog: no progress for 1e-09 s",
                          run.stderr)
     check("watchdog: the report names the limit and the rank", reports, run.stderr)
-    check("watchdog: each rank reports at most once", len(reports) == len(set(reports)),
+    # Counted on the report's own words, whatever precedes them: the report
+    # was once printed bare by the watchdog and again by sus.
+    said = re.findall(r"watchdog: no progress for 1e-09 s on rank (\d+)", run.stderr)
+    check("watchdog: each rank reports at most once", said and len(said) == len(set(said)),
           run.stderr)
     check("watchdog: the report says what the rank waits for",
           re.search(r"waits for|reduction|message from rank", run.stderr), run.stderr)
 
-    # Corrupt metadata: a checkpoint whose time attribute was changed is
-    # unusable (named), and the restart falls back to the one before.
-    straight, folder = run_in(sus, work, "metadata", 2, SMALL + CHECKPOINTS, deck=deck)
+    for ranks in (1, 2, 3):
+        check_metadata_faults(sus, deck, work, check, ranks, clean_digest)
+
+
+def patch_value(data, old, new, after=b""):
+    """Replaces the one occurrence of bytes `old` (the first within 256 bytes
+    after `after`, if given) by `new`; False if there is none to replace."""
+    start = 0
+    if after:
+        start = data.find(after)
+        if start < 0:
+            return False
+        at = data.find(old, start, start + 256)
+    else:
+        at = data.find(old) if data.count(old) == 1 else -1
+    if at < 0:
+        return False
+    data[at:at + len(old)] = new
+    return True
+
+
+def check_metadata_faults(sus, deck, work, check, ranks, clean_digest):
+    """Corrupt checkpoint metadata, a stale temporary and a changed deck, on `ranks` ranks."""
+    tag = f"{ranks} rank(s)"
+    straight, folder = run_in(sus, work, f"metadata-{ranks}", ranks, SMALL + CHECKPOINTS, deck=deck)
+    check(f"metadata run, {tag}", straight.returncode == 0, straight.describe())
     run_dir = folder / "burgers.tsa.000"
     index = load_index(run_dir / "index.yaml")
-    newest = run_dir / index["checkpoints"][-1][3]
-    data = bytearray(newest.read_bytes())
-    old_time = struct.pack("<d", index["checkpoints"][-1][1])
-    found = data.count(old_time)
-    check("the newest checkpoint holds its time once", found == 1, f"{found} occurrences")
-    if found == 1:
-        at = data.find(old_time)
-        data[at:at + 8] = struct.pack("<d", index["checkpoints"][-1][1] * 0.5)
-        newest.write_bytes(bytes(data))
-        restarted, _ = run_in(sus, work, "metadata", 2, options=["--restart", str(run_dir)])
-        check("changed time attribute: restart falls back and ends on the clean digest",
-              restarted.returncode == 0 and restarted.digests.get("u") == clean_digest,
-              restarted.describe())
-        check("changed time attribute: the checkpoint is named unusable",
-              re.search(r"t00006\.h5.*(corrupt metadata|disagrees with index)",
-                        restarted.stdout + restarted.stderr),
-              restarted.describe())
+    check(f"metadata run, {tag}: checkpoints at 2, 4 and 6",
+          [e[0] for e in index["checkpoints"]] == [2, 4, 6], str(index))
+    if len(index["checkpoints"]) != 3:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    newest_entry = index["checkpoints"][-1]
+    newest = run_dir / newest_entry[3]
+    pristine = newest.read_bytes()
 
-    # A stale temporary left by a killed write goes at the restart, said so.
+    def restart(env=None):
+        return run_in(sus, work, f"metadata-{ranks}", ranks, options=["--restart", str(run_dir)],
+                      env=env)[0]
+
+    def expect_fallback(what, reason):
+        restarted = restart()
+        said = restarted.stdout + restarted.stderr
+        # The output link names the restart's own run directory.
+        loaded = load_index(folder / "burgers.tsa" / "index.yaml").get("restarted_from", "")
+        check(f"{what}, {tag}: restart falls back to t00004 and ends on the clean digest",
+              restarted.returncode == 0 and restarted.digests.get("u") == clean_digest
+              and loaded.endswith("checkpoints/t00004.h5"), f"restarted from {loaded}\n" + restarted.describe())
+        check(f"{what}, {tag}: t00006 is named unusable, with the reason",
+              re.search(r"t00006\.h5 is unusable.*" + reason, said), restarted.describe())
+
+    # Each attribute a restart uses, changed in place in the newest
+    # checkpoint: its checksum no longer matches.
+    edits = [
+        ("changed time attribute", struct.pack("<d", newest_entry[1]),
+         struct.pack("<d", newest_entry[1] * 0.5), b""),
+        ("changed delt attribute", struct.pack("<d", newest_entry[2]),
+         struct.pack("<d", newest_entry[2] * 2.0), b"delt\x00"),
+        ("changed timestep attribute", struct.pack("<q", newest_entry[0]),
+         struct.pack("<q", newest_entry[0] + 1), b"timestep\x00"),
+    ]
+    for what, old, new, after in edits:
+        data = bytearray(pristine)
+        found = patch_value(data, old, new, after)
+        check(f"{what}, {tag}: the value is found once in the file", found)
+        if not found:
+            continue
+        newest.write_bytes(bytes(data))
+        expect_fallback(what, r"corrupt metadata")
+    newest.write_bytes(pristine)
+
+    # The file intact, its entry in the index changed: they disagree.
+    index_file = run_dir / "index.yaml"
+    index_text = index_file.read_text()
+    import yaml
+    raw = yaml.safe_load(index_text)
+    raw["checkpoints"][-1]["time"] = newest_entry[1] * 0.5
+    index_file.write_text(yaml.safe_dump(raw))
+    expect_fallback("time changed in index.yaml", r"disagrees with index\.yaml")
+    index_file.write_text(index_text)
+
+    # A temporary some process still writes (it holds the run directory's
+    # lock) stays; once none does, the restart removes it and says so.
     stale = run_dir / "checkpoints" / "t00008.h5.tmp"
     stale.write_bytes(b"half a checkpoint")
-    restarted, _ = run_in(sus, work, "metadata", 2, options=["--restart", str(run_dir)])
-    check("stale temporary: restart succeeds", restarted.returncode == 0, restarted.describe())
-    check("stale temporary: removed", not stale.exists())
-    check("stale temporary: the restart says so",
+    with open(run_dir / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        restarted = restart()
+        check(f"live temporary, {tag}: the restart leaves it and succeeds",
+              restarted.returncode == 0 and stale.exists()
+              and restarted.digests.get("u") == clean_digest, restarted.describe())
+    restarted = restart()
+    check(f"stale temporary, {tag}: restart succeeds on the clean digest",
+          restarted.returncode == 0 and restarted.digests.get("u") == clean_digest,
+          restarted.describe())
+    check(f"stale temporary, {tag}: removed", not stale.exists())
+    check(f"stale temporary, {tag}: the restart says so",
           re.search(r"removed .*t00008\.h5\.tmp", restarted.stdout + restarted.stderr),
           restarted.describe())
 
     # The stored deck changed after the run: no checkpoint matches it.
     deck_file = run_dir / "input.yaml"
     deck_file.write_text(deck_file.read_text().replace("viscosity: 0.01", "viscosity: 0.02"))
-    restarted, _ = run_in(sus, work, "metadata", 2, options=["--restart", str(run_dir)])
-    expect_failure(check, "changed input.yaml", restarted, 1,
+    restarted = restart()
+    expect_failure(check, f"changed input.yaml, {tag}", restarted, 1,
                    r"another deck than .*input\.yaml")
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

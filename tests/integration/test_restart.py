@@ -10,6 +10,7 @@ usage: test_restart.py --sus S --mpirun M [--mpirun-flag=F]... DECK WORKDIR
 
 WORKDIR is emptied first and removed at the end.
 """
+import fcntl
 import os
 import pathlib
 import re
@@ -28,6 +29,21 @@ def versions(base):
     """The version directories BASE.NNN that exist."""
     return sorted(p.name for p in base.parent.glob(base.name + ".[0-9][0-9][0-9]"))
 
+
+
+def lock_comes_free(path, limit=120):
+    """Waits until nobody holds the flock on `path` (True), at most `limit` s."""
+    deadline = time.monotonic() + limit
+    while True:
+        with open(path, "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                pass
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
 
 def main():
     sus_path, mpirun, flags, rest = parse_common_args(sys.argv[1:])
@@ -113,6 +129,10 @@ def run_checks(sus, deck, work):
     process.communicate()
     check("the run was killed while checkpoint 8 was being written", caught)
     directory = base.parent / "killed.tsa.000"
+    # mpirun puts each rank in a process group of its own: they outlive it
+    # a moment. Rank 0 holds the run directory's lock while it may write, so
+    # the lock comes free once no process of the killed run is left.
+    check("the killed run's ranks are gone (its lock is free)", lock_comes_free(directory / ".lock"))
     index = (directory / "index.yaml").read_text() if (directory / "index.yaml").exists() else ""
     check("the index lists checkpoint 4 and not the unfinished 8",
           "t00004.h5" in index and "t00008.h5" not in index, index)
@@ -120,6 +140,10 @@ def run_checks(sus, deck, work):
     check("the killed run restarts and matches bitwise",
           resumed.returncode == 0 and resumed.digests == expected, resumed.describe())
     loaded("the killed run", resumed, base.parent / "killed.tsa.001", directory / "checkpoints" / "t00004.h5", 4)
+    check("the restart removed the killed write's temporary", caught and not target.exists())
+    check("the restart says it removed it",
+          re.search(r"restart: removed .*t00008\.h5\.tmp \(left by an interrupted write\)",
+                    resumed.stdout + resumed.stderr), resumed.describe())
 
     # A truncated newest checkpoint: reported by name, the restart falls back.
     base = work / "damaged.tsa"

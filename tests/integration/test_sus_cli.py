@@ -59,8 +59,8 @@ def run_checks(sus, deck, workdir):
     expect_error("--restart with a deck is refused", ["--restart", str(workdir), deck], "--restart", "no deck")
     no_dir = str(workdir / "no-such-run.tsa")
     expect_error("--restart of a missing directory names it", ["--restart", no_dir], "--restart", no_dir)
-    expect_error("--restart of a directory that holds no run names it", ["--restart", str(workdir)],
-                 "sus: error:", str(workdir))
+    expect_error("--restart of a directory that holds no run says so", ["--restart", str(workdir)],
+                 "sus: error:", str(workdir), "is not a Tessera run directory")
 
     run = sus.run_serial(["--validate", deck])
     check("--validate accepts the example deck", run.returncode == 0 and run.stdout.strip() == f"{deck}: valid"

@@ -231,6 +231,7 @@ std::int64_t DataArchiver::writeFile(const std::string& relativePath, const Arch
     Error failure("writing '" + path + "' failed (" + e.what() +
                   "); the earlier files are untouched");
     if (e.agreedByAllRanks()) failure.markAgreedByAllRanks();
+    if (e.endsTheProcess()) failure.markEndsTheProcess();
     throw failure;
   }
 }
