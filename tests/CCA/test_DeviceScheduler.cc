@@ -20,6 +20,7 @@
 #include "Core/Grid/Grid.h"
 #include "Core/Parallel/Communicator.h"
 #include "Core/Parallel/CoreBudget.h"
+#include "Core/Util/Trace.h"
 
 #include <Kokkos_Core.hpp>
 
@@ -555,9 +556,9 @@ TEST_F(DeviceSchedulerTest, AsyncRunsReadyHostTasksOnTheControlThreadDuringAKern
 // rank: each one's local copy needs both "advance" tasks, so both are
 // released at once, as the second ends, and a "later" task always runs
 // after it. The first kernel to start after that waits (yielding, at most
-// 60 s: only a hang reaches it) until the warehouse records both fills as
-// made; the device's thread is in the kernel meanwhile, so another thread
-// made them.
+// 60 s: only a hang reaches it) until the warehouse records both copies as
+// made. The trace then tells which thread made them: the control thread,
+// and the device's thread never.
 TEST_F(DeviceSchedulerTest, AsyncMakesLocalGhostCopiesOnTheControlThreadDuringAKernel) {
   LevelSpec spec;
   spec.resolution = {8 * m_world.size(), 4, 4};
@@ -601,8 +602,7 @@ TEST_F(DeviceSchedulerTest, AsyncMakesLocalGhostCopiesOnTheControlThreadDuringAK
   // Device tasks run one at a time on this thread: what follows needs no lock.
   std::vector<int> advanced;  // patches whose "advance" kernel ended
   std::vector<bool> handled;  // per eager fill: looked at by a kernel after its producers
-  int madeDuringAKernel = 0;
-  int madeBeforeTheKernel = 0;
+  int madeByTheNextKernelsEnd = 0;
   const auto watchEagerFills = [&] {
     const auto done = [&](int id) {
       return std::find(advanced.begin(), advanced.end(), id) != advanced.end();
@@ -617,18 +617,11 @@ TEST_F(DeviceSchedulerTest, AsyncMakesLocalGhostCopiesOnTheControlThreadDuringAK
       handled[f] = true;
       released.push_back(f);
     }
-    if (released.empty()) return;
-    // Released together, so taken and recorded together, by whichever
-    // thread: one look tells whether that happened before this kernel.
-    if (made(released.front())) {
-      madeBeforeTheKernel += static_cast<int>(released.size());
-      return;
-    }
     const auto deadline = std::chrono::steady_clock::now() + 60s;
     for (std::size_t f : released) {
       while (!made(f) && std::chrono::steady_clock::now() < deadline)
         std::this_thread::yield();
-      madeDuringAKernel += made(f);
+      madeByTheNextKernelsEnd += made(f);
     }
   };
   scheduler.beginGraph("step");
@@ -673,12 +666,20 @@ TEST_F(DeviceSchedulerTest, AsyncMakesLocalGhostCopiesOnTheControlThreadDuringAK
     eagerFills.emplace_back(fill.patchId, producers);
   }
   handled.assign(eagerFills.size(), false);
+  Trace trace;
+  scheduler.setTrace(&trace);
   // Each patch's copy from the other; every rank leaves together if not.
   ASSERT_EQ(globalSum(eagerFills.size() == 2 ? 0 : 1), 0) << eagerFills.size() << " eager fills";
   ASSERT_NO_THROW(scheduler.execute(step, oldDW, newDW));
+  scheduler.setTrace(nullptr);
   EXPECT_EQ(advanced.size(), 2U);
-  EXPECT_EQ(madeDuringAKernel, 2);
-  EXPECT_EQ(madeBeforeTheKernel, 0);
+  EXPECT_EQ(madeByTheNextKernelsEnd, 2);
+  const auto copySlices = [](const TraceTrack& track) {
+    return std::count_if(track.events().begin(), track.events().end(),
+                         [](const TraceEvent& e) { return e.name == "eager ghost copies"; });
+  };
+  EXPECT_GE(copySlices(trace.control()), 1) << "no copies on the control thread";
+  EXPECT_EQ(copySlices(trace.main()), 0) << "copies on the device's thread";
 }
 
 // A device mode posts a reduction as soon as this rank's share is in, and

@@ -287,9 +287,10 @@ def run_checks(sus, deck, tools, work):
         check(f"tessera-inspect {' '.join(args)}: exit 1, '{expect}', nothing on stdout",
               bad.returncode == 1 and expect in bad.stderr and not bad.stdout.strip(),
               bad.stdout + bad.stderr)
-    code, text = run_compare("--abs", "-1", runs[0], runs[0])
-    check("tessera-compare --abs -1 is refused (exit 2) naming the option",
-          code == 2 and "--abs" in text and "zero or more" in text, text)
+    for option in ("--abs", "--rel"):
+        code, text = run_compare(option, "-1", runs[0], runs[0])
+        check(f"tessera-compare {option} -1 is refused (exit 2) naming the option",
+              code == 2 and option in text and "zero or more" in text, text)
     missing = subprocess.run([inspect, str(work / "nothing.tsa")], capture_output=True, text=True)
     check("tessera-inspect on a missing run names it (exit 1)",
           missing.returncode == 1 and "nothing.tsa" in missing.stderr, missing.stderr)
