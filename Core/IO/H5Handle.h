@@ -7,17 +7,17 @@
 
 #include <hdf5.h>
 
-#include <sstream>
 #include <string>
 #include <utility>
 
-#define TESSERA_HDF5_CHECK(call)                                                                  \
-  ([&]() {                                                                                        \
-    const auto tessera_h5_result_ = (call);                                                       \
-    if (tessera_h5_result_ < 0) {                                                                 \
-      ::tessera::throwH5CallError(__FILE__, __LINE__, std::string("HDF5 call failed: ") + #call); \
-    }                                                                                             \
-    return tessera_h5_result_;                                                                    \
+#define TESSERA_HDF5_CHECK(call)                                          \
+  ([&]() {                                                                \
+    const auto tessera_h5_result_ = (call);                               \
+    if (tessera_h5_result_ < 0) {                                         \
+      ::tessera::detail::throwError<::tessera::H5CallError>(              \
+          __FILE__, __LINE__, std::string("HDF5 call failed: ") + #call); \
+    }                                                                     \
+    return tessera_h5_result_;                                            \
   }())
 
 namespace tessera {
@@ -28,12 +28,6 @@ class H5CallError : public Error {
  public:
   using Error::Error;
 };
-
-[[noreturn]] inline void throwH5CallError(const char* file, int line, const std::string& message) {
-  std::ostringstream out;
-  out << message << " [" << file << ":" << line << "]";
-  throw H5CallError(out.str());
-}
 
 template <herr_t (*Close)(hid_t)>
 class H5Handle {

@@ -43,10 +43,12 @@ class InputError : public Error {
 };
 
 namespace detail {
-[[noreturn]] inline void throwError(const char* file, int line, const std::string& message) {
+// Throws `message` as an E, with where it was raised appended.
+template <class E = Error>
+[[noreturn]] void throwError(const char* file, int line, const std::string& message) {
   std::ostringstream out;
   out << message << " [" << file << ":" << line << "]";
-  throw Error(out.str());
+  throw E(out.str());
 }
 }  // namespace detail
 
