@@ -1,10 +1,12 @@
 #include "Components/Gemm/Gemm.h"
 
 #include "Core/Parallel/Communicator.h"
+#include "Core/Parallel/MemoryBudget.h"
 #include "Core/Util/Logger.h"
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <limits>
@@ -100,6 +102,20 @@ void Gemm::problemSetup(const ProblemSpec& deck, Grid& grid) {
                             : request.memoryWords                        ? "memory_words"
                                                                          : "strategy";
     throw spec.has(key) ? spec.errorAtValue(key, e.what()) : spec.errorHere(e.what());
+  }
+  // Refused before anything is allocated, alike on every rank (the plan is
+  // the same everywhere; the budget is agreed with the deck's other checks).
+  const double needed = 8.0 * gemm::maxWordsHeld(plan(), m_verify);
+  if (const auto budget = memoryBudgetPerRank(context().comm);
+      budget && needed > static_cast<double>(budget->bytesPerRank)) {
+    std::ostringstream why;
+    why << std::setprecision(4) << "a " << request.shape.m << " x " << request.shape.n << " x "
+        << request.shape.k << " product on grid " << gemm::describe(plan().grid)
+        << " holds up to " << needed << " bytes on one rank (its slices of A, B and C, what it "
+        << "receives" << (m_verify ? ", the check" : "") << "), but a rank has "
+        << budget->bytesPerRank << " bytes: " << budget->source
+        << "; use more ranks, smaller sizes" << (m_verify ? " or verify: false" : "");
+    throw spec.errorHere(why.str());
   }
 }
 
@@ -309,34 +325,39 @@ void Gemm::carry(int q, const DataWarehouse& oldDW, DataWarehouse& newDW, Execut
 }
 
 // The reference: this rank's rows and columns of C_T from A and B made
-// from their formulas (the whole inner dimension) and one dgemm.
+// from their formulas and dgemm, panel by panel of the inner dimension so
+// that the check holds no more than the plan's memory (verifyPanel).
 void Gemm::check(int q, const DataWarehouse& oldDW, DataWarehouse& newDW, ExecutionContext&) const {
   const ConstBlockView<double> c = oldDW.getBlock<double>(m_c, layout().ownC(q));
   const std::int64_t k = plan().shape.k;
   const std::int64_t rows = c.rows, cols = c.cols;
-  std::vector<double> a(static_cast<std::size_t>(rows * k)), absA(a.size());
-  std::vector<double> b(static_cast<std::size_t>(k * cols)), absB(b.size());
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t l = 0; l < k; ++l) {
-      a[static_cast<std::size_t>(i * k + l)] = m_entries.a(c.row0 + i, l);
-      absA[static_cast<std::size_t>(i * k + l)] = std::abs(a[static_cast<std::size_t>(i * k + l)]);
-    }
-  for (std::int64_t l = 0; l < k; ++l)
-    for (std::int64_t j = 0; j < cols; ++j) {
-      b[static_cast<std::size_t>(l * cols + j)] = m_entries.b(l, c.col0 + j);
-      absB[static_cast<std::size_t>(l * cols + j)] =
-          std::abs(b[static_cast<std::size_t>(l * cols + j)]);
-    }
+  const std::int64_t panel = gemm::verifyPanel(plan(), rows, cols);
+  std::vector<double> a(static_cast<std::size_t>(rows * panel)), absA(a.size());
+  std::vector<double> b(static_cast<std::size_t>(panel * cols)), absB(b.size());
   std::vector<double> ab(static_cast<std::size_t>(rows * cols), 0.0), absAB(ab.size(), 0.0);
-  if (rows > 0 && cols > 0) {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
-                static_cast<blasint>(cols), static_cast<blasint>(k), 1.0, a.data(),
-                static_cast<blasint>(k), b.data(), static_cast<blasint>(cols), 0.0, ab.data(),
-                static_cast<blasint>(cols));
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
-                static_cast<blasint>(cols), static_cast<blasint>(k), 1.0, absA.data(),
-                static_cast<blasint>(k), absB.data(), static_cast<blasint>(cols), 0.0, absAB.data(),
-                static_cast<blasint>(cols));
+  for (std::int64_t l0 = 0; l0 < k && rows > 0 && cols > 0; l0 += panel) {
+    const std::int64_t width = std::min(panel, k - l0);
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t l = 0; l < width; ++l) {
+        const auto e = static_cast<std::size_t>(i * width + l);
+        a[e] = m_entries.a(c.row0 + i, l0 + l);
+        absA[e] = std::abs(a[e]);
+      }
+    for (std::int64_t l = 0; l < width; ++l)
+      for (std::int64_t j = 0; j < cols; ++j) {
+        const auto e = static_cast<std::size_t>(l * cols + j);
+        b[e] = m_entries.b(l0 + l, c.col0 + j);
+        absB[e] = std::abs(b[e]);
+      }
+    const auto multiplyAdd = [&](const std::vector<double>& left, const std::vector<double>& right,
+                                 std::vector<double>& out) {
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(rows),
+                  static_cast<blasint>(cols), static_cast<blasint>(width), 1.0, left.data(),
+                  static_cast<blasint>(width), right.data(), static_cast<blasint>(cols), 1.0,
+                  out.data(), static_cast<blasint>(cols));
+    };
+    multiplyAdd(a, b, ab);
+    multiplyAdd(absA, absB, absAB);
   }
   // C_T = alpha A B (1 + beta + ... + beta^(T-1)) + beta^T C_0.
   const int steps = oldDW.timestep();

@@ -99,7 +99,7 @@ std::optional<Plan> evaluate(const Shape& shape, const ProcessorGrid& grid, int 
   plan.memoryWords = a * b + ceilDiv(kl, plan.rounds) * (a + b);
   plan.flopsPerRank =
       2.0 * static_cast<double>(a) * static_cast<double>(b) * static_cast<double>(kl);
-  for (int q = 0; q < grid.size(); ++q)
+  for (int q = 0; q < plan.usedRanks(); ++q)
     plan.wordsReceived.push_back(wordsOf(plan, q));
   return plan;
 }
@@ -169,6 +169,50 @@ Plan plan(const Request& request) {
     throw InputError(why.str());
   }
   return *best;
+}
+
+double wordsHeld(const Plan& plan, int rank, bool verify) {
+  if (rank < 0 || rank >= plan.usedRanks()) return 0.0;
+  const GridCell c = plan.cell(rank);
+  const ProcessorGrid& g = plan.grid;
+  const auto rows = static_cast<double>(plan.rows(c.i).size());
+  const auto cols = static_cast<double>(plan.cols(c.j).size());
+  const auto inner = static_cast<double>(plan.inner(c.l).size());
+  const auto aSlice = static_cast<double>(split(plan.rows(c.i), g.pn, c.j).size());
+  const auto cSlice = static_cast<double>(split(plan.rows(c.i), g.pk, c.l).size());
+  double words = aSlice * inner + 2.0 * cSlice * cols;
+  // Received: every round's other slices, or two rounds' when they double-buffer.
+  double received = 0.0, largestRound = 0.0;
+  for (int r = 0; r < plan.rounds; ++r) {
+    const Range k = plan.inner(c.l, r);
+    const auto bSlice = static_cast<double>(split(k, g.pm, c.i).size());
+    words += bSlice * cols;
+    const double round = (rows - aSlice) * static_cast<double>(k.size()) +
+                         (static_cast<double>(k.size()) - bSlice) * cols;
+    received += round;
+    largestRound = std::max(largestRound, round);
+  }
+  words += plan.rounds > 1 ? 2.0 * largestRound : received;
+  // The partial product, the pk - 1 slices reduced onto this rank and their sum.
+  if (g.pk > 1) words += rows * cols + static_cast<double>(g.pk) * cSlice * cols;
+  if (verify) {
+    const auto r = static_cast<std::int64_t>(cSlice);
+    const auto n = static_cast<std::int64_t>(cols);
+    words += 2.0 * cSlice * cols + 2.0 * static_cast<double>(verifyPanel(plan, r, n)) * (cSlice + cols);
+  }
+  return words;
+}
+
+double maxWordsHeld(const Plan& plan, bool verify) {
+  double most = 0.0;
+  for (int q = 0; q < plan.usedRanks(); ++q)
+    most = std::max(most, wordsHeld(plan, q, verify));
+  return most;
+}
+
+std::int64_t verifyPanel(const Plan& plan, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t perColumn = 2 * std::max<std::int64_t>(rows + cols, 1);
+  return std::clamp<std::int64_t>(plan.memoryWords / perColumn, 1, std::max<std::int64_t>(plan.shape.k, 1));
 }
 
 std::int64_t smallestMemory(const Shape& shape, int ranks) {

@@ -42,7 +42,9 @@ struct ProcessorGrid {
   int pm = 1;
   int pn = 1;
   int pk = 1;
-  int size() const { return pm * pn * pk; }
+  // In 64 bits: an explicit grid from a deck may hold more cells than an
+  // int counts (2048^3), and must be refused, not wrapped.
+  std::int64_t size() const { return std::int64_t{pm} * pn * pk; }
   friend bool operator==(const ProcessorGrid& a, const ProcessorGrid& b) {
     return a.pm == b.pm && a.pn == b.pn && a.pk == b.pk;
   }
@@ -63,7 +65,7 @@ struct Plan {
   std::int64_t memoryWords = 0;             // the model's resident words on the fullest rank
   double flopsPerRank = 0.0;                // on the busiest rank
 
-  int usedRanks() const { return grid.size(); }
+  int usedRanks() const { return static_cast<int>(grid.size()); }  // <= ranks
   std::int64_t maxWordsReceived() const;
   GridCell cell(int rank) const;
   int rankOf(const GridCell& cell) const;
@@ -93,6 +95,20 @@ std::optional<Plan> evaluate(const Shape& shape, const ProcessorGrid& grid, int 
 // The best plan for the request (see docs/gemm.md for the order of
 // preference); throws Error (a sentence naming the cause) when none fits.
 Plan plan(const Request& request);
+// The words rank `rank` holds at the most while the plan runs: its own
+// slices of A, B and C (C twice: the old and the new warehouse's), the
+// slices it receives (two rounds' worth when rounds double-buffer), the
+// partial product and the slices reduced onto it, and with `verify` what
+// the check at the end holds (see verifyPanel). An upper bound of what the
+// runtime allocates, in double so that no product of sizes wraps.
+double wordsHeld(const Plan& plan, int rank, bool verify);
+// The largest of wordsHeld over the ranks.
+double maxWordsHeld(const Plan& plan, bool verify);
+// The columns of A (rows of B) the check multiplies at once for a C block
+// of rows x cols: its panels of A and B (and their absolute values) stay
+// within the plan's memory, whatever k is.
+std::int64_t verifyPanel(const Plan& plan, std::int64_t rows, std::int64_t cols);
+
 // The smallest memory limit for which some grid on at most `ranks` ranks fits.
 std::int64_t smallestMemory(const Shape& shape, int ranks);
 // The I/O lower bound of COSMA's Theorem 2 for one rank, in words.

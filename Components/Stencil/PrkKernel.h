@@ -13,6 +13,9 @@
 
 namespace tessera::stencil {
 
+// The PRK's check: |norm - reference| <= 1e-8, false for a NaN norm.
+bool prkNormValidates(double norm, double reference);
+
 class PrkKernel final : public StencilKernel {
  public:
   PrkKernel(ApplicationContext& context, const StencilParameters& parameters, const Level& level);

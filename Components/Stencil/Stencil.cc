@@ -24,6 +24,16 @@ void checkGrid(const stencil::StencilParameters& p, const Level& level, const Pr
     const bool flat = prk && axis == 2 && resolution[axis] == 1;
     if (flat) continue;
     const std::string name(1, "xyz"[axis]);
+    // The PRK updates only points r or more cells from every edge of the
+    // axes it spans: a grid with none would validate an empty average.
+    if (prk && resolution[axis] <= 2 * p.radius) {
+      throw levelSpec.errorAtValue(
+          "resolution", "the prk kernel updates only points at least stencil.radius = " +
+                            std::to_string(p.radius) + " cells from each edge: " +
+                            std::to_string(resolution[axis]) + " cells along " + name +
+                            " leave none (it needs more than " + std::to_string(2 * p.radius) +
+                            ")");
+    }
     // Ghost cells come from the next patch only: each patch must hold r cells.
     const int narrowest = resolution[axis] / layout[axis];
     if (narrowest < p.radius) {

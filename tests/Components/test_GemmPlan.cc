@@ -110,6 +110,72 @@ TEST(GemmPlan, ExplicitGridsAreChecked) {
   EXPECT_TRUE(testing::contains(testing::errorOf([&] { plan(request); }), "does not fit"));
 }
 
+// 2048^3 wraps a 32-bit int to 0 ranks, which "fit" any run: counted in 64 bits.
+TEST(GemmPlan, ExplicitGridsTooLargeForAnIntAreRefused) {
+  Request request;
+  request.shape = {4096, 4096, 4096};
+  request.ranks = 4;
+  request.strategy = Strategy::Explicit;
+  request.grid = {2048, 2048, 2048};
+  EXPECT_TRUE(testing::contains(testing::errorOf([&] { plan(request); }),
+                                "needs 8589934592 ranks; the run has 4"));
+  EXPECT_EQ((ProcessorGrid{2048, 2048, 2048}.size()), std::int64_t{1} << 33);
+}
+
+// What a rank holds, from the layout's own blocks: its A, B and C (C in
+// both warehouses), the other slices of each round (two rounds at once
+// when rounds double-buffer), the partial product and the slices reduced
+// onto it. The plan's arithmetic must give the same words on every rank.
+TEST(GemmPlan, WordsHeldAreTheLayoutsBlocks) {
+  for (const auto& [shape, grid, memory] :
+       std::vector<std::tuple<Shape, ProcessorGrid, std::optional<std::int64_t>>>{
+           {{1000, 999, 1001}, {2, 1, 3}, std::nullopt},
+           {{64, 64, 64}, {1, 1, 1}, std::nullopt},
+           {{300, 200, 500}, {2, 3, 1}, 20000},
+           {{128, 96, 4096}, {2, 2, 2}, 30000}}) {
+    const auto p = evaluate(shape, grid, static_cast<int>(grid.size()), memory);
+    ASSERT_TRUE(p.has_value());
+    const GemmLayout layout(*p);
+    const BlockLayout a = layout.layoutA(), b = layout.layoutB(), c = layout.layoutC();
+    const BlockLayout partial = layout.layoutPartial();
+    double most = 0.0;
+    for (int q = 0; q < p->usedRanks(); ++q) {
+      double words = 0.0;
+      for (const BlockRef& ref : layout.ownA(q)) words += static_cast<double>(a.size(ref));
+      for (const BlockRef& ref : layout.ownB(q)) words += static_cast<double>(b.size(ref));
+      words += 2.0 * static_cast<double>(c.size(layout.ownC(q)));
+      double total = 0.0, largest = 0.0;
+      for (int r = 0; r < p->rounds; ++r) {
+        double round = -static_cast<double>(a.size(layout.ownA(q)[static_cast<std::size_t>(r)]) +
+                                            b.size(layout.ownB(q)[static_cast<std::size_t>(r)]));
+        for (const BlockRef& ref : layout.aRound(q, r)) round += static_cast<double>(a.size(ref));
+        for (const BlockRef& ref : layout.bRound(q, r)) round += static_cast<double>(b.size(ref));
+        total += round;
+        largest = std::max(largest, round);
+      }
+      words += p->rounds > 1 ? 2.0 * largest : total;
+      if (grid.pk > 1) {
+        words += static_cast<double>(partial.size(q));
+        words += static_cast<double>(grid.pk) * static_cast<double>(c.size(layout.ownC(q)));
+      }
+      EXPECT_DOUBLE_EQ(wordsHeld(*p, q, false), words) << describe(grid) << " rank " << q;
+      most = std::max(most, words);
+      // The check adds the C block twice and its panels, within the plan's memory.
+      const BlockExtent own = c.extent(layout.ownC(q));
+      const std::int64_t panel = verifyPanel(*p, own.rows, own.cols);
+      EXPECT_GE(panel, 1);
+      EXPECT_LE(panel, shape.k);
+      EXPECT_LE(2 * panel * (own.rows + own.cols), std::max(p->memoryWords, 2 * (own.rows + own.cols)));
+      EXPECT_DOUBLE_EQ(wordsHeld(*p, q, true) - wordsHeld(*p, q, false),
+                       2.0 * static_cast<double>(own.size()) +
+                           2.0 * static_cast<double>(panel) * static_cast<double>(own.rows + own.cols));
+    }
+    EXPECT_DOUBLE_EQ(maxWordsHeld(*p, false), most);
+    EXPECT_EQ(wordsHeld(*p, -1, true), 0.0);
+    EXPECT_EQ(wordsHeld(*p, p->usedRanks(), true), 0.0);
+  }
+}
+
 TEST(GemmPlan, LowerBoundIsPiecewise) {
   const Shape s{1000, 1000, 1000};
   const double work = 1e9 / 4;
