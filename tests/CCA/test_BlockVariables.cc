@@ -420,6 +420,35 @@ TEST_F(BlockGraphErrors, AReaderNeedingMoreBuffersThanTheRingHoldsIsNamed) {
   EXPECT_TRUE(testing::contains(message, "receive buffers")) << message;
 }
 
+// An index or a block on a rank the run does not have would never run or
+// never be sent: refused where it is declared, naming the task (or the
+// variable), the index (or the block) and the rank.
+TEST_F(BlockGraphErrors, ARankTheRunDoesNotHaveIsRefusedWhereItIsDeclared) {
+  const Communicator world = Communicator::borrow(MPI_COMM_WORLD);
+  const int n = world.size();
+  const auto sched = makeScheduler("host", world, SchedulerOptions{});
+  sched->beginGraph("g");
+  std::string message =
+      testing::errorOf([&] { sched->addTask(nothing("far"), TaskSpace{"space", {0, n}}); });
+  for (const std::string& part : {std::string("'far'"), std::string("index 1"),
+                                  "'space' on rank " + std::to_string(n),
+                                  "ranks 0 to " + std::to_string(n - 1)})
+    EXPECT_TRUE(testing::contains(message, part)) << message;
+  message = testing::errorOf([&] { sched->addTask(nothing("negative"), TaskSpace{"s", {-1}}); });
+  EXPECT_TRUE(testing::contains(message, "index 0 of task space 's' on rank -1")) << message;
+  EXPECT_NO_THROW(sched->addTask(nothing("near"), TaskSpace{"space", {0, n - 1}}));
+  const VarLabel* z = m_labels.create<BlockVariable<double>>("Z");
+  BlockLayout layout;
+  layout.add({0, 0, 2, 2}, {0});
+  layout.add({2, 0, 2, 2}, {0, n});
+  message = testing::errorOf([&] { sched->setBlockLayout(z, layout); });
+  EXPECT_TRUE(testing::contains(message, "'Z' places block 1 on rank " + std::to_string(n)))
+      << message;
+  BlockLayout good;
+  good.add({0, 0, 2, 2}, {n - 1});
+  EXPECT_NO_THROW(sched->setBlockLayout(z, good));
+}
+
 TEST_F(BlockGraphErrors, IndexTasksRejectCellVariables) {
   const VarLabel* u = m_labels.create<CCVariable<double>>("u");
   TaskGraph graph("g");

@@ -28,6 +28,15 @@ void GraphScheduler::addTask(Task task, const std::vector<const Patch*>& patches
 void GraphScheduler::addTask(Task task, const TaskSpace& space) {
   TESSERA_REQUIRE_THROWS(m_recording != nullptr,
                          "addTask('" << task.name() << "') outside of a graph being recorded");
+  // An index on a rank that does not exist would never run: its reduction
+  // would complete short of it and its blocks' readers wait for ever.
+  for (int index = 0; index < space.size(); ++index) {
+    const int rank = space.ranks[static_cast<std::size_t>(index)];
+    TESSERA_REQUIRE_THROWS(rank >= 0 && rank < m_comm.size(),
+                           "task '" << task.name() << "' places index " << index
+                                    << " of task space '" << space.name << "' on rank " << rank
+                                    << ", but the run has ranks 0 to " << m_comm.size() - 1);
+  }
   m_recording->addTask(std::move(task), space);
 }
 
@@ -36,6 +45,15 @@ void GraphScheduler::setBlockLayout(const VarLabel* label, BlockLayout layout) {
       label != nullptr && label->kind() == VarKind::Block,
       "setBlockLayout of " << (label ? "'" + label->name() + "', which is not a block variable"
                                      : std::string("a null label")));
+  for (int block = 0; block < layout.numBlocks(); ++block) {
+    for (int rank : layout.holders(block)) {
+      TESSERA_REQUIRE_THROWS(rank < m_comm.size(), "the layout of '"
+                                                       << label->name() << "' places block "
+                                                       << block << " on rank " << rank
+                                                       << ", but the run has ranks 0 to "
+                                                       << m_comm.size() - 1);
+    }
+  }
   auto layouts = std::make_shared<TaskGraph::BlockLayouts>(*m_blockLayouts);
   (*layouts)[label] = std::move(layout);
   m_blockLayouts = std::move(layouts);

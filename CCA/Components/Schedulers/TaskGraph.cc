@@ -483,9 +483,12 @@ void TaskGraph::addTask(Task task, TaskSpace space) {
                                     << " variable '" << dep.label->name()
                                     << "' (index tasks use block and reduction variables)");
   }
-  for (int rank : space.ranks)
-    TESSERA_REQUIRE_THROWS(rank >= 0, "task space '" << space.name << "' places an index on rank "
-                                                     << rank);
+  for (int index = 0; index < space.size(); ++index) {
+    const int rank = space.ranks[static_cast<std::size_t>(index)];
+    TESSERA_REQUIRE_THROWS(rank >= 0, "task '" << task.name() << "' places index " << index
+                                               << " of task space '" << space.name
+                                               << "' on rank " << rank);
+  }
   m_entries.push_back({std::move(task), {}, std::move(space)});
 }
 
