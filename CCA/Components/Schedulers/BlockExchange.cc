@@ -30,8 +30,8 @@ void sumInOrder(std::byte* out, const std::vector<const std::byte*>& parts, std:
 
 BlockExchange::BlockExchange(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                              OnDemandDataWarehouse& newDW, const Communicator& comm,
-                             CommContext& context, int execution, MessageBuffers& buffers,
-                             std::size_t chunkBytes)
+                             CommContext& context, int execution, int tagBase,
+                             MessageBuffers& buffers, std::size_t chunkBytes)
     : m_graph(graph),
       m_oldDW(oldDW),
       m_newDW(newDW),
@@ -39,14 +39,8 @@ BlockExchange::BlockExchange(const CompiledGraph& graph, OnDemandDataWarehouse& 
       m_context(context),
       m_buffers(buffers),
       m_chunkBytes(chunkBytes),
-      m_execution(std::max(execution, 0)) {
-  int* tagUpperBound = nullptr;
-  int found = 0;
-  TESSERA_MPI_CHECK(MPI_Comm_get_attr(comm.get(), MPI_TAG_UB, &tagUpperBound, &found));
-  const int stride = std::max(graph.blockTagStride, 1);
-  const int windows = found ? std::max(1, *tagUpperBound / stride) : 1;
-  m_tagBase = (m_execution % windows) * stride;
-}
+      m_execution(std::max(execution, 0)),
+      m_tagBase(tagBase) {}
 
 BlockExchange::~BlockExchange() {
   abandon();

@@ -24,11 +24,12 @@ namespace tessera {
 
 class BlockExchange {
  public:
-  // `comm` is the scheduler's block communicator; `execution` selects this
-  // execution's window of tags (as for ghost messages).
+  // `comm` is the scheduler's block communicator; the messages' tags start
+  // at `tagBase`, this execution's window of blockTagStride tags (as for
+  // ghost messages).
   BlockExchange(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                 OnDemandDataWarehouse& newDW, const Communicator& comm, CommContext& context,
-                int execution, MessageBuffers& buffers,
+                int execution, int tagBase, MessageBuffers& buffers,
                 std::size_t chunkBytes = kMaxMessageChunkBytes);
   BlockExchange(const BlockExchange&) = delete;
   BlockExchange& operator=(const BlockExchange&) = delete;

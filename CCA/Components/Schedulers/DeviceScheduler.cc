@@ -62,7 +62,7 @@ void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse&
     m_stats += deviceStats;
   };
   {
-    ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, m_executions++, m_buffers,
+    ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, nextExecution(graph), m_buffers,
                          mainTrack(), m_options.messageChunkBytes, &m_blockComm);
     try {
       m_runner.run(state, deviceStats, helpStats, mainTrack(), controlTrack(), [this] {

@@ -14,7 +14,8 @@ const CompiledGraph& compiledFor(const CompiledGraph& graph, const Communicator&
 
 ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                                OnDemandDataWarehouse& newDW, const Communicator& comm,
-                               SchedulerStats& stats, int execution, MessageBuffers& buffers,
+                               SchedulerStats& stats, const ExecutionTags& tags,
+                               MessageBuffers& buffers,
                                TraceTrack* trace, std::size_t messageChunkBytes,
                                const Communicator* blockComm)
     : m_graph(compiledFor(graph, comm)),
@@ -22,9 +23,10 @@ ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse
       m_newDW(newDW),
       m_context{stats, {}, trace},
       m_dependencies(graph),
-      m_ghosts(graph, oldDW, newDW, comm, m_context, execution, buffers, messageChunkBytes),
-      m_blocks(graph, oldDW, newDW, blockComm ? *blockComm : comm, m_context, execution, buffers,
+      m_ghosts(graph, oldDW, newDW, comm, m_context, tags.execution, tags.ghostTagBase, buffers,
                messageChunkBytes),
+      m_blocks(graph, oldDW, newDW, blockComm ? *blockComm : comm, m_context, tags.execution,
+               tags.blockTagBase, buffers, messageChunkBytes),
       m_reductions(graph, newDW, comm, m_context) {}
 
 void ExecutionState::start(bool deferInitialSends, bool deferEagerCopies) {

@@ -24,13 +24,20 @@
 
 namespace tessera {
 
+// Which execution this is on its scheduler's communicators (numbering the
+// trace's arrows), and the first MPI tag of its windows (TagWindows.h).
+struct ExecutionTags {
+  int execution = 0;
+  int ghostTagBase = 0;
+  int blockTagBase = 0;
+};
+
 class ExecutionState {
  public:
-  // `execution` counts the executions on `comm` (see GhostExchange);
   // `trace` is the control thread's track, or null.
   ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                  OnDemandDataWarehouse& newDW, const Communicator& comm, SchedulerStats& stats,
-                 int execution, MessageBuffers& buffers, TraceTrack* trace = nullptr,
+                 const ExecutionTags& tags, MessageBuffers& buffers, TraceTrack* trace = nullptr,
                  std::size_t messageChunkBytes = kMaxMessageChunkBytes,
                  const Communicator* blockComm = nullptr);
   ExecutionState(const ExecutionState&) = delete;

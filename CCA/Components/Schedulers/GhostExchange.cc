@@ -12,8 +12,8 @@ namespace tessera {
 
 GhostExchange::GhostExchange(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                              OnDemandDataWarehouse& newDW, const Communicator& comm,
-                             CommContext& context, int execution, MessageBuffers& buffers,
-                             std::size_t chunkBytes)
+                             CommContext& context, int execution, int tagBase,
+                             MessageBuffers& buffers, std::size_t chunkBytes)
     : m_graph(graph),
       m_oldDW(oldDW),
       m_newDW(newDW),
@@ -21,14 +21,8 @@ GhostExchange::GhostExchange(const CompiledGraph& graph, OnDemandDataWarehouse& 
       m_context(context),
       m_buffers(buffers),
       m_execution(std::max(execution, 0)),
+      m_tagBase(tagBase),
       m_chunkBytes(chunkBytes) {
-  // Phases 0 .. tasks.size() shifted into this execution's window of tags.
-  const int phases = static_cast<int>(graph.tasks.size()) + 1;
-  int* tagUpperBound = nullptr;
-  int found = 0;
-  TESSERA_MPI_CHECK(MPI_Comm_get_attr(comm.get(), MPI_TAG_UB, &tagUpperBound, &found));
-  const int windows = found ? std::max(1, *tagUpperBound / phases) : 1;
-  m_tagBase = (m_execution % windows) * phases;
   m_buffers.prepare(graph);
   m_fillDone.assign(graph.fills.size(), false);
   m_pendingEagerProducers.resize(graph.eagerCopies.size());

@@ -21,12 +21,13 @@ namespace tessera {
 
 class GhostExchange {
  public:
-  // `execution` counts the executions on `comm` (the same on every rank):
-  // each uses its own window of MPI tags, so that a message a failed
+  // `execution` counts the executions on `comm` (the same on every rank);
+  // the phases' tags start at `tagBase`, a window of tasks + 1 tags no
+  // nearby execution shares (TagWindows.h), so that a message a failed
   // execution left behind never matches a receive of a later one.
   GhostExchange(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                 OnDemandDataWarehouse& newDW, const Communicator& comm, CommContext& context,
-                int execution, MessageBuffers& buffers,
+                int execution, int tagBase, MessageBuffers& buffers,
                 std::size_t chunkBytes = kMaxMessageChunkBytes);
   GhostExchange(const GhostExchange&) = delete;
   GhostExchange& operator=(const GhostExchange&) = delete;

@@ -5,6 +5,7 @@
 #include "Core/Grid/Grid.h"
 #include "Core/Util/Timer.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tessera {
@@ -13,7 +14,20 @@ GraphScheduler::GraphScheduler(const Communicator& world, SchedulerOptions optio
     : m_comm(Communicator::duplicate(world.get())),
       m_options(options),
       m_blockComm(Communicator::duplicate(world.get())),
+      m_ghostTags(TagWindows::of(m_comm)),
+      m_blockTags(TagWindows::of(m_blockComm)),
       m_blockLayouts(std::make_shared<TaskGraph::BlockLayouts>()) {}
+
+ExecutionTags GraphScheduler::nextExecution(const CompiledGraph& graph) {
+  ExecutionTags tags;
+  tags.execution = m_executions++;
+  // Ghost messages are tagged by phase: 0 .. tasks.size().
+  tags.ghostTagBase = m_ghostTags.take(static_cast<std::int64_t>(graph.tasks.size()) + 1,
+                                       "graph '" + graph.name + "' (its ghost messages)");
+  tags.blockTagBase =
+      m_blockTags.take(std::max(graph.blockTagStride, 1), "graph '" + graph.name + "' (its block messages)");
+  return tags;
+}
 
 void GraphScheduler::beginGraph(const std::string& name) {
   m_recording = std::make_unique<TaskGraph>(name);

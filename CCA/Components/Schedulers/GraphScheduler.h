@@ -14,6 +14,7 @@
 #include "CCA/Ports/Scheduler.h"
 #include "Core/Parallel/ChunkedMessages.h"
 #include "Core/Parallel/Communicator.h"
+#include "Core/Parallel/TagWindows.h"
 #include "Core/Util/Trace.h"
 
 #include <memory>
@@ -81,11 +82,13 @@ class GraphScheduler : public Scheduler {
   TraceTrack* mainTrack() const { return m_trace ? &m_trace->main() : nullptr; }
   TraceTrack* controlTrack() const { return m_trace ? &m_trace->control() : nullptr; }
 
+  // The next execution's number and tag windows (every rank takes them in
+  // the same order: executions are collective).
+  ExecutionTags nextExecution(const CompiledGraph& graph);
+
   Communicator m_comm;
   SchedulerOptions m_options;
   SchedulerStats m_stats;
-  // Executions started on m_comm, failed ones included (selects the MPI tag window).
-  int m_executions = 0;
   // Kept from one execution to the next (the timestep graph runs every step).
   MessageBuffers m_buffers;
   // Block messages travel on a communicator of their own (their tags are
@@ -94,6 +97,10 @@ class GraphScheduler : public Scheduler {
   Trace* m_trace = nullptr;
 
  private:
+  // Executions started, failed ones included.
+  int m_executions = 0;
+  TagWindows m_ghostTags;  // on m_comm
+  TagWindows m_blockTags;  // on m_blockComm
   std::unique_ptr<TaskGraph> m_recording;
   // Replaced, never changed in place: compiled graphs share the version they used.
   std::shared_ptr<const TaskGraph::BlockLayouts> m_blockLayouts;

@@ -17,7 +17,7 @@ HostScheduler::HostScheduler(const Communicator& world, const SchedulerOptions& 
 void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                            OnDemandDataWarehouse& newDW) {
   TraceTrack* const track = mainTrack();
-  ExecutionState state(graph, oldDW, newDW, m_comm, m_stats, m_executions++, m_buffers, track,
+  ExecutionState state(graph, oldDW, newDW, m_comm, m_stats, nextExecution(graph), m_buffers, track,
                        m_options.messageChunkBytes, &m_blockComm);
   Watchdog watchdog(m_options.watchdogSeconds);
   const auto idle = [&] {
