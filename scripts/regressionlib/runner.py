@@ -227,6 +227,7 @@ def check_restart(setup, test, outcome, work, run_dir, record):
     run_sus(setup, test, ["--record", str(restart_record), "--restart", str(run_dir),
                           "--checkpoint", str(first)], work, "restart")
     restarted = json.loads(restart_record.read_text())
+    check_restart_began_at(run_dir, index, first, restarted)
     restarted_dir = pathlib.Path(restarted["output_directory"])
     code, text, steps = compare_archives(setup, run_dir, restarted_dir, EXACT)
     if code != 0:
@@ -240,6 +241,38 @@ def check_restart(setup, test, outcome, work, run_dir, record):
     if difference:
         raise RunFailed(f"restart from {first} differs", f"restart from timestep {first}: run record: {difference}")
     outcome.notes.append(f"restart from {first} bitwise")
+
+
+def check_restart_began_at(run_dir, index, first, restarted):
+    """A deterministic run from timestep 0 gives the restart's bits too, so
+    equal outputs prove nothing about the checkpoint: the restart must say
+    that it began there (its run record's `restarted_from` and
+    `first_timestep`, its index's `restarted_from`: the checkpoint file), and
+    must have written its own run directory, not pointed at the straight
+    run's (which would compare equal with itself)."""
+    def same(a, b):
+        return os.path.realpath(a) == os.path.realpath(b)
+
+    note = f"restart from {first} ignored the checkpoint"
+    if restarted.get("first_timestep") != first or not restarted.get("restarted_from") \
+            or not same(restarted["restarted_from"], run_dir):
+        raise RunFailed(note, f"restart from timestep {first} of {run_dir}: the run record says it began at "
+                              f"timestep {json.dumps(restarted.get('first_timestep'))}, restarted_from "
+                              f"{json.dumps(restarted.get('restarted_from'))}")
+    if not restarted.get("output_directory"):
+        raise RunFailed(f"restart from {first} wrote no output", "the restart's run record names no output directory")
+    restarted_dir = pathlib.Path(restarted["output_directory"])
+    if same(restarted_dir, run_dir):
+        raise RunFailed(f"restart from {first} wrote no run directory of its own",
+                        f"the restart's output directory is the straight run's, {run_dir}: "
+                        "comparing it would compare the run with itself")
+    restarted_index_path = restarted_dir / "index.yaml"
+    restarted_index = yaml.safe_load(restarted_index_path.read_text()) if restarted_index_path.is_file() else {}
+    checkpoint = next(e["file"] for e in index["checkpoints"] if e["timestep"] == first)
+    began = (restarted_index or {}).get("restarted_from")
+    if not began or not same(began, run_dir / checkpoint):
+        raise RunFailed(note, f"restart from timestep {first}: {restarted_index_path} says restarted_from: "
+                              f"{began}, not {run_dir / checkpoint}")
 
 
 def check_performance(setup, outcome, gold):

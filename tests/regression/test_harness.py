@@ -3,8 +3,10 @@ perturbed coefficient fails the gold comparison with the comparer's first
 differing cell (and passes under a loose tolerance), a missing gold standard
 is a failure that says so, --update-gold writes a gold standard that then
 passes, stored time and memory turn into warnings, a run without checkpoints
-fails its restart check, a hung run is killed at its timeout, and mistakes in
-a test list are errors naming the file, line and key.
+fails its restart check, so does a restart that ignores its checkpoint (a
+run from timestep 0 gives the same bits) or shows the straight run's
+directory as its own, a hung run is killed at its timeout,
+and mistakes in a test list are errors naming the file, line and key.
 
 usage: test_harness.py --build-dir B --work-dir W --mpirun M [--mpirun-flag=F]... --work DIR
 
@@ -57,6 +59,60 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
     sys.exit(1 if failures else 0)
+
+
+# A stand-in for build/StandAlone/sus that runs the real one, except that in
+# a restart (--restart RUN_DIR --checkpoint N) it misbehaves as MODE says:
+# "ignore" runs RUN_DIR's stored deck from timestep 0 instead, "same_dir"
+# restarts properly but then names the straight run's directory as its
+# output in the run record; "honest" changes nothing.
+FAKE_SUS = """#!/usr/bin/python3
+import json, os, subprocess, sys
+REAL, MODE = {real!r}, {mode!r}
+args = sys.argv[1:]
+if MODE == "honest" or "--restart" not in args:
+    os.execv(REAL, [REAL, *args])
+at = args.index("--restart")
+run_dir = args[at + 1]
+if MODE == "ignore":
+    rest = [a for i, a in enumerate(args) if i not in (at, at + 1)]
+    if "--checkpoint" in rest:
+        c = rest.index("--checkpoint")
+        del rest[c:c + 2]
+    os.execv(REAL, [REAL, *rest, os.path.join(run_dir, "input.yaml")])
+done = subprocess.run([REAL, *args])
+if done.returncode == 0:
+    path = args[args.index("--record") + 1]
+    with open(path) as f:
+        record = json.load(f)
+    record["output_directory"] = os.path.realpath(run_dir)
+    with open(path, "w") as f:
+        json.dump(record, f)
+sys.exit(done.returncode)
+"""
+
+
+def fake_build(work, build, mode):
+    """A build folder whose sus is FAKE_SUS in MODE around BUILD's, with
+    BUILD's tessera-compare."""
+    fake = work / f"fake_build_{mode}"
+    (fake / "StandAlone").mkdir(parents=True)
+    sus = fake / "StandAlone" / "sus"
+    sus.write_text(FAKE_SUS.format(real=str(build / "StandAlone" / "sus"), mode=mode))
+    sus.chmod(0o755)
+    (fake / "StandAlone" / "tessera-compare").symlink_to(build / "StandAlone" / "tessera-compare")
+    return fake
+
+
+def build_dir(common):
+    """The --build-dir among the harness's options (the last one wins)."""
+    found = None
+    for i, arg in enumerate(common):
+        if arg == "--build-dir" and i + 1 < len(common):
+            found = common[i + 1]
+        elif arg.startswith("--build-dir="):
+            found = arg.split("=", 1)[1]
+    return pathlib.Path(found or REPO / "build").resolve()
 
 
 def the_local_test(name):
@@ -152,6 +208,31 @@ def run_checks(common, work):
     code, out, _ = harness([unsaved], gold=empty_gold)
     check("a run that writes no checkpoint fails the restart check",
           code == 1 and row(out, "no_checkpoints") == "FAIL" and "no checkpoint to restart from" in out, out)
+
+    # 4a. A restart that ignores its checkpoint gives the straight run's bits
+    # (the run is deterministic), so equal outputs are not enough: the harness
+    # fails it because it did not begin at the checkpoint. A restart that
+    # names the straight run's directory as its own fails too (it would
+    # compare that run with itself). The same stand-in passing on its honest
+    # setting shows that the failures are the misbehaviour's.
+    restartable = dict(the_local_test("burgers_np1_host"), name="restart_check", no_gold=True)
+    restartable.pop("no_restart", None)
+    real_build = build_dir(common)
+    code, out, _ = harness([restartable], ["--build-dir", str(fake_build(work, real_build, "honest"))],
+                           gold=empty_gold)
+    check("a restart through the stand-in sus that does not misbehave passes",
+          code == 0 and row(out, "restart_check") == "PASS" and "bitwise" in out, out)
+    code, out, _ = harness([restartable], ["--build-dir", str(fake_build(work, real_build, "ignore"))],
+                           gold=empty_gold)
+    check("a restart that runs from timestep 0 instead of its checkpoint fails the restart check",
+          code == 1 and row(out, "restart_check") == "FAIL" and re.search(
+              r"restart from \d+ ignored the checkpoint", out) is not None
+          and "began at timestep 0" in out, out)
+    code, out, _ = harness([restartable], ["--build-dir", str(fake_build(work, real_build, "same_dir"))],
+                           gold=empty_gold)
+    check("a restart that names the straight run's directory as its own fails the restart check",
+          code == 1 and row(out, "restart_check") == "FAIL"
+          and "wrote no run directory of its own" in out, out)
 
     # 4b. A record_only test (the GEMM: no archive) keeps the run record as its
     # gold standard, and fails when the run's digest differs from it.
