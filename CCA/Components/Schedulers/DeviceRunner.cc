@@ -68,6 +68,7 @@ void DeviceRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
   m_reductionOrder.clear();
   m_nextReduction = 0;
   m_hostTasksRunning = 0;
+  m_hostTaskRunning = false;
   m_tasksFinished = 0;
   m_helpFailure = nullptr;
   m_eagerReleasedAtKernelStart = 0;
@@ -282,6 +283,9 @@ int DeviceRunner::takeDeviceTask() {
 }
 
 int DeviceRunner::takeHostTask() {
+  // Host tasks run on Kokkos::Serial, whose one scratch buffer (Kokkos 3.x)
+  // every parallel_reduce resizes without a lock: one host task at a time.
+  if (m_hostTaskRunning) return -1;
   return takeFirstArrived(m_readyHost, [](int id) { return id; });
 }
 
@@ -324,21 +328,35 @@ void DeviceRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>
   // A spinning control thread sees the kernel start by itself: no system call.
   const bool wake = useful && (!m_spins || m_helperSleeping);
   lock.unlock();
-  if (firstHelp) startHelper();
-  if (wake) m_helpWake.notify_one();
   std::exception_ptr failure;
+  // A control thread that cannot start (std::thread throws) fails this
+  // execution like a task would: the lock taken back, the kernel flag
+  // cleared, and the next execution asks for it again.
+  bool helperFailed = false;
+  if (firstHelp) {
+    try {
+      startHelper();
+    } catch (...) {
+      failure = std::current_exception();
+      helperFailed = true;
+    }
+  }
+  if (wake && !failure) m_helpWake.notify_one();
   const double taskSecondsBefore = m_deviceStats->taskSeconds;  // runTask's clock, not another
-  try {
-    GraphScheduler::runTask(m_state->graph(), node(id), m_state->oldDW(), m_state->newDW(),
-                            m_options.tiling, *m_deviceStats, m_deviceTrack);
-  } catch (...) {
-    failure = std::current_exception();
+  if (!failure) {
+    try {
+      GraphScheduler::runTask(m_state->graph(), node(id), m_state->oldDW(), m_state->newDW(),
+                              m_options.tiling, *m_deviceStats, m_deviceTrack);
+    } catch (...) {
+      failure = std::current_exception();
+    }
   }
   const double seconds = m_deviceStats->taskSeconds - taskSecondsBefore;
   m_deviceStats->deviceBusySeconds += seconds;
   m_meanKernelSeconds += kMeanWeight * (seconds - m_meanKernelSeconds);
   lock.lock();
   m_computing.store(false, std::memory_order_relaxed);
+  if (helperFailed) m_helperStarted = false;
   m_state->useTrace(m_deviceTrack);
   if (failure) std::rethrow_exception(failure);
   finish(id);
@@ -350,6 +368,7 @@ void DeviceRunner::runHostTask(int id, Lock& lock, bool helping) {
   m_state->markStarted(id);
   m_state->performFills(node(id));
   ++m_hostTasksRunning;
+  m_hostTaskRunning = true;
   lock.unlock();
   std::exception_ptr failure;
   try {
@@ -360,6 +379,7 @@ void DeviceRunner::runHostTask(int id, Lock& lock, bool helping) {
   }
   lock.lock();
   --m_hostTasksRunning;
+  m_hostTaskRunning = false;
   m_hostTaskDone.notify_all();
   m_state->useTrace(track);
   if (failure) std::rethrow_exception(failure);

@@ -102,7 +102,8 @@ class DeviceRunner {
   void postInitialSendsIfPending();
   // The most urgent ready device task (host task) whose inputs arrived,
   // taken from its ready set; -1 if none. In sync, only the first ready
-  // device task in graph order is a candidate.
+  // device task in graph order is a candidate; no host task while another
+  // runs (Kokkos::Serial has one user at a time).
   int takeDeviceTask();
   int takeHostTask();
   template <class Entry, class IdOf>
@@ -166,6 +167,7 @@ class DeviceRunner {
   // Eager copies released when the last kernel started.
   std::size_t m_eagerReleasedAtKernelStart = 0;
   int m_hostTasksRunning = 0;        // host tasks (or eager copies) running without the lock
+  bool m_hostTaskRunning = false;    // a host task runs (on Kokkos::Serial: one at a time)
   std::int64_t m_tasksFinished = 0;  // a progress count the idle device watches
   std::exception_ptr m_helpFailure;
 };

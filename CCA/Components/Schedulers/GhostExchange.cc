@@ -59,8 +59,8 @@ std::int64_t GhostExchange::flowId(const Message& message, int source, int desti
 void GhostExchange::start(bool deferInitialSends, bool deferEagerCopies) {
   const CommTimer timer(m_context);
   m_deferEagerCopies = deferEagerCopies;
-  m_eagerQueue.clear();
-  m_eagerQueue.reserve(m_graph.eagerCopies.size());  // see EagerBatch
+  m_eagerQueue.assign(m_graph.eagerCopies.size(), -1);  // see EagerBatch
+  m_eagerReleased = 0;
   m_eagerDone = 0;
   m_recvFirst = chunkOffsets(m_graph.receives, m_chunkBytes);
   m_recvRequests.assign(m_recvFirst.back(), MPI_REQUEST_NULL);
@@ -93,7 +93,7 @@ void GhostExchange::taskFinished(const DetailedTask& task) {
   if (task.eagerCopiesToRelease.empty()) return;
   for (int copy : task.eagerCopiesToRelease) {
     if (--m_pendingEagerProducers[static_cast<std::size_t>(copy)] == 0)
-      m_eagerQueue.push_back(copy);
+      m_eagerQueue[m_eagerReleased++] = copy;
   }
   if (!m_deferEagerCopies) performPendingEagerCopies();
 }
@@ -108,7 +108,7 @@ void GhostExchange::performPendingEagerCopies() {
 }
 
 GhostExchange::EagerBatch GhostExchange::takePendingEagerCopies() {
-  const EagerBatch batch{m_eagerDone, m_eagerQueue.size()};
+  const EagerBatch batch{m_eagerDone, m_eagerReleased};
   m_eagerDone = batch.last;
   return batch;
 }

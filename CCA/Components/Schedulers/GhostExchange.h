@@ -43,10 +43,10 @@ class GhostExchange {
   // A task finished: posts the sends and makes (or queues) the eager copies
   // it completes.
   void taskFinished(const DetailedTask& task);
-  bool eagerCopiesPending() const { return m_eagerDone < m_eagerQueue.size(); }
+  bool eagerCopiesPending() const { return m_eagerDone < m_eagerReleased; }
   // How many eager copies finished tasks have released, and how many of
   // them were taken (made, or being made).
-  std::size_t eagerCopiesReleased() const { return m_eagerQueue.size(); }
+  std::size_t eagerCopiesReleased() const { return m_eagerReleased; }
   std::size_t eagerCopiesTaken() const { return m_eagerDone; }
   void performPendingEagerCopies();
   // An eager copy writes ghost cells that no task of this execution reads
@@ -55,8 +55,10 @@ class GhostExchange {
   // with the lock, makes it without it, and records it with it again. (A
   // task reading a group of patches made one by one copies them, ghost
   // cells included, into one allocation: not beside groups of several.)
-  // A batch is a range of the release queue, which holds room for every
-  // copy from the start: later releases never move the entries of a batch.
+  // A batch is a range of the release queue, an array sized for every copy
+  // at start() and never resized while the execution runs: a release
+  // writes one slot past the batches already taken (under the lock), so
+  // no entry a batch reads is ever written again.
   struct EagerBatch {
     std::size_t first = 0;
     std::size_t last = 0;
@@ -119,8 +121,9 @@ class GhostExchange {
   std::vector<int> m_pendingEagerProducers;  // per eager copy
   std::vector<int> m_eagerCopiesLeft;        // per fill
   bool m_deferEagerCopies = false;
-  std::vector<int> m_eagerQueue;  // released eager copies, in release order
-  std::size_t m_eagerDone = 0;    // ... of which made
+  std::vector<int> m_eagerQueue;    // released eager copies, in release order
+  std::size_t m_eagerReleased = 0;  // ... the slots filled
+  std::size_t m_eagerDone = 0;      // ... of which taken
   bool m_completed = false;
 };
 
