@@ -1,6 +1,9 @@
 #include "Core/Parallel/CoreBudget.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 
 #include <pthread.h>
 #include <sched.h>
@@ -8,24 +11,81 @@
 
 namespace tessera {
 
-bool coreLeftForOneMoreThread(const Communicator& world, int threadsPerRank) {
+namespace {
+
+std::vector<int> allowedCpus() {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
-  const int mine = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
-  const Communicator node = Communicator::node(world.get());
-  const std::int64_t wanted = node.allreduceSum(threadsPerRank + 1);
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return mine > threadsPerRank && cpus > 0 && wanted <= cpus;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  return cpus;
 }
 
-int otherCpuOfThisThread() {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return -1;
-  const int current = sched_getcpu();
-  for (int cpu = CPU_SETSIZE - 1; cpu >= 0; --cpu)
-    if (CPU_ISSET(cpu, &allowed) && cpu != current) return cpu;
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return in ? text.str() : std::string();
+}
+
+// The cpu.max of this process's cgroup (v2), if any.
+std::optional<int> thisCgroupsCpuQuota() {
+  std::istringstream lines(readFile("/proc/self/cgroup"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("0::", 0) == 0)
+      return cgroupCpuQuota(readFile("/sys/fs/cgroup" + line.substr(3) + "/cpu.max"));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<int> cgroupCpuQuota(const std::string& cpuMax) {
+  std::istringstream in(cpuMax);
+  std::string quota;
+  std::int64_t period = 0;
+  if (!(in >> quota >> period) || quota == "max" || period <= 0) return std::nullopt;
+  std::int64_t microseconds = 0;
+  std::istringstream number(quota);
+  if (!(number >> microseconds) || microseconds <= 0) return std::nullopt;
+  return static_cast<int>(std::max<std::int64_t>(1, microseconds / period));
+}
+
+bool coreLeftForOneMoreThread(const Communicator& world, int threadsPerRank) {
+  const std::vector<int> mine = allowedCpus();
+  const Communicator node = Communicator::node(world.get());
+  // The node's usable CPUs: the union of its ranks' masks.
+  constexpr int kWords = CPU_SETSIZE / 64;
+  std::vector<std::uint64_t> mask(kWords, 0), all(kWords, 0);
+  for (int cpu : mine)
+    mask[static_cast<std::size_t>(cpu / 64)] |= std::uint64_t{1} << (cpu % 64);
+  TESSERA_MPI_CHECK(
+      MPI_Allreduce(mask.data(), all.data(), kWords, MPI_UINT64_T, MPI_BOR, node.get()));
+  std::int64_t usable = 0;
+  for (std::uint64_t word : all)
+    usable += __builtin_popcountll(word);
+  if (const auto quota = thisCgroupsCpuQuota()) usable = std::min<std::int64_t>(usable, *quota);
+  const std::int64_t wanted = node.allreduceSum(threadsPerRank + 1);
+  return static_cast<int>(mine.size()) > threadsPerRank && wanted <= usable;
+}
+
+int chooseControlThreadCpu(const std::vector<int>& allowed, int current, int localRank) {
+  const auto n = static_cast<int>(allowed.size());
+  if (n == 0) return -1;
+  // From the localRank-th highest CPU downwards (wrapping), past the current one.
+  const int start = n - 1 - std::max(localRank, 0) % n;
+  for (int step = 0; step < n; ++step) {
+    const int cpu = allowed[static_cast<std::size_t>((start - step + n) % n)];
+    if (cpu != current) return cpu;
+  }
   return -1;
+}
+
+int controlThreadCpu(int localRank) {
+  return chooseControlThreadCpu(allowedCpus(), sched_getcpu(), localRank);
 }
 
 bool bindThisThreadTo(int cpu) {

@@ -837,7 +837,8 @@ TEST_F(DeviceSchedulerTest, TheControlThreadsCpuIsAnotherOfTheRanks) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
-  const int cpu = otherCpuOfThisThread();
+  const int localRank = Communicator::node(m_world.get()).rank();
+  const int cpu = controlThreadCpu(localRank);
   if (CPU_COUNT(&allowed) < 2) {
     EXPECT_EQ(cpu, -1);
     return;
@@ -855,6 +856,33 @@ TEST_F(DeviceSchedulerTest, TheControlThreadsCpuIsAnotherOfTheRanks) {
   EXPECT_EQ(CPU_COUNT(&bound), 1);
   EXPECT_TRUE(CPU_ISSET(cpu, &bound));
   EXPECT_FALSE(bindThisThreadTo(-1));
+}
+
+// The ranks of a node spread their control threads from the top of their
+// CPUs down (all of them took the highest before), never onto the CPU the
+// rank runs on.
+TEST(ControlThreadCpu, TheRanksOfANodeTakeDifferentCpus) {
+  const std::vector<int> four{0, 1, 2, 3};
+  EXPECT_EQ(chooseControlThreadCpu(four, 0, 0), 3);
+  EXPECT_EQ(chooseControlThreadCpu(four, 1, 1), 2);
+  EXPECT_EQ(chooseControlThreadCpu(four, 2, 2), 1);
+  EXPECT_EQ(chooseControlThreadCpu(four, 3, 3), 0);
+  EXPECT_EQ(chooseControlThreadCpu(four, 3, 0), 2);  // its own CPU: the next lower
+  EXPECT_EQ(chooseControlThreadCpu(four, 0, 3), 3);  // ... wrapping
+  EXPECT_EQ(chooseControlThreadCpu(four, 0, 4), 3);  // more ranks than CPUs wrap too
+  EXPECT_EQ(chooseControlThreadCpu({4, 6}, 6, 1), 4);
+  EXPECT_EQ(chooseControlThreadCpu({5}, 5, 0), -1);
+  EXPECT_EQ(chooseControlThreadCpu({}, 0, 0), -1);
+}
+
+// A container's CPU quota caps the CPUs counted (cgroup v2 cpu.max).
+TEST(ControlThreadCpu, TheCgroupQuotaIsInWholeCpus) {
+  EXPECT_FALSE(cgroupCpuQuota("max 100000\n").has_value());
+  EXPECT_EQ(cgroupCpuQuota("200000 100000\n"), 2);
+  EXPECT_EQ(cgroupCpuQuota("150000 100000"), 1);
+  EXPECT_EQ(cgroupCpuQuota("50000 100000"), 1);
+  EXPECT_FALSE(cgroupCpuQuota("").has_value());
+  EXPECT_FALSE(cgroupCpuQuota("garbage").has_value());
 }
 
 TEST(Watchdog, ExpiresOnlyWithoutProgress) {

@@ -41,6 +41,7 @@ DeviceScheduler::DeviceScheduler(const Communicator& world, const SchedulerOptio
                      }()),
       m_mode(mode),
       m_help(mode == Mode::Async ? help : DeviceRunner::Help::None),
+      m_localRank(Communicator::node(world.get()).rank()),
       m_runner(m_options, m_comm.rank(), mode, m_help) {}
 
 DeviceScheduler::~DeviceScheduler() {
@@ -71,7 +72,8 @@ void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse&
         // device's thread does not run on: the system otherwise starts it
         // (and wakes it) on the waker's core, where it waited milliseconds
         // behind a kernel before the load was balanced.
-        const int cpu = m_help == DeviceRunner::Help::OnOwnCore ? otherCpuOfThisThread() : -1;
+        const int cpu =
+            m_help == DeviceRunner::Help::OnOwnCore ? controlThreadCpu(m_localRank) : -1;
         m_control = std::thread([this, cpu] {
           if (cpu >= 0) bindThisThreadTo(cpu);
           m_runner.help();

@@ -43,6 +43,7 @@ class DeviceScheduler final : public GraphScheduler {
  private:
   Mode m_mode;
   DeviceRunner::Help m_help;
+  int m_localRank;  // on this node: which CPU its control thread takes (controlThreadCpu)
   DeviceRunner m_runner;
   std::thread m_control;  // async: lives in m_runner.help()
 };
