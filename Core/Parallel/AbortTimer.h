@@ -5,6 +5,11 @@
 // leaving it waiting until the allocation runs out.
 //
 //   { const AbortTimer guard(comm, 10.0, 2, "closing the file"); file.close(); }
+//
+// The timer's thread calls MPI only where MPI granted MPI_THREAD_MULTIPLE
+// (the main thread may be inside a collective); under the SERIALIZED level
+// Tessera asks for, it prints its message and ends the process with the
+// exit code, and mpirun ends the other ranks (see docs/runtime.md).
 
 #include <mpi.h>
 
