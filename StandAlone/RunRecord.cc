@@ -1,6 +1,7 @@
 #include "StandAlone/RunRecord.h"
 
 #include "CCA/Components/DataArchiver/ArchiveIndex.h"
+#include "Core/IO/DurableFiles.h"
 #include "Core/Parallel/Communicator.h"
 #include "Core/Util/Error.h"
 #include "Core/Util/PeakMemory.h"

@@ -1,5 +1,6 @@
 #include "CCA/Components/DataArchiver/ArchiveIndex.h"
 
+#include "Core/IO/DurableFiles.h"
 #include "Core/Util/Error.h"
 
 #include <yaml-cpp/yaml.h>
@@ -7,11 +8,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <iomanip>
 #include <sstream>
-#include <unistd.h>
 
 namespace tessera {
 
@@ -38,31 +37,6 @@ std::vector<ArchiveEntry> readEntries(const YAML::Node& node) {
 }
 
 }  // namespace
-
-void writeFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw Error("cannot write '" + temporary + "': " + std::strerror(errno));
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0) {
-      const std::string reason = std::strerror(errno);
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      throw Error("cannot write '" + temporary + "': " + reason);
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(temporary.c_str());
-    throw Error("cannot write '" + temporary + "': " + reason);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    throw Error("cannot rename '" + temporary + "' to '" + path + "': " + std::strerror(errno));
-  }
-}
 
 void ArchiveIndex::save(const std::string& directory) const {
   YAML::Emitter out;

@@ -30,8 +30,4 @@ struct ArchiveIndex {
   static ArchiveIndex load(const std::string& directory);
 };
 
-// Writes `text` to `path` so that `path` is either the old or the complete new
-// content, never a part: a temporary file, flushed to disk, then renamed.
-void writeFileAtomically(const std::string& path, const std::string& text);
-
 }  // namespace tessera

@@ -6,11 +6,10 @@
 #include "Core/Util/Logger.h"
 #include "Core/Util/Version.h"
 
+#include "Core/IO/DurableFiles.h"
 #include "Core/IO/FaultInjection.h"
 #include "Core/Parallel/Agreement.h"
 
-#include <fcntl.h>
-#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -49,15 +48,6 @@ std::string stepFileName(int timestep) {
 double checkpointDelayForTests() {
   const char* value = std::getenv("TESSERA_TEST_CHECKPOINT_DELAY");
   return value ? std::atof(value) : 0.0;
-}
-
-void fsyncFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw Error("cannot open '" + path + "': " + std::strerror(errno));
-  const bool synced = ::fsync(fd) == 0;
-  const std::string reason = std::strerror(errno);
-  ::close(fd);
-  if (!synced) throw Error("cannot flush '" + path + "' to disk: " + reason);
 }
 
 // Rank 0's `text`, on every rank.
@@ -216,13 +206,12 @@ std::int64_t DataArchiver::writeFile(const std::string& relativePath, const Arch
     writeArchiveFile(temporary, m_comm, step, *m_level, m_patchRanks, labels, reductions, dw);
     return agreeOn(m_comm, [&]() -> std::int64_t {
       if (!m_comm.isRoot()) return 0;
-      fsyncFile(temporary);
-      injectIoFault("sync", path, m_comm.rank());
+      flushFile(temporary, m_comm.rank());
       const auto bytes = static_cast<std::int64_t>(fs::file_size(temporary));
       if (slowForTests && checkpointDelayForTests() > 0.0) {
         std::this_thread::sleep_for(std::chrono::duration<double>(checkpointDelayForTests()));
       }
-      fs::rename(temporary, path);
+      renameDurably(temporary, path, m_comm.rank());
       return bytes;
     });
   } catch (const Error& e) {
