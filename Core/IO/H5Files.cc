@@ -22,7 +22,9 @@ std::vector<T> readArrayAttribute(hid_t object, const std::string& name, hid_t t
   const H5Attribute attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT), "attribute");
   const H5Dataspace space(H5Aget_space(attribute.get()), "attribute dataspace");
   const hssize_t count = H5Sget_simple_extent_npoints(space.get());
-  std::vector<T> values(static_cast<std::size_t>(count < 1 ? 1 : count));
+  if (count < 0) throw H5CallError("cannot count the values of attribute '" + name + "'");
+  if (count == 0) throw InputError("attribute '" + name + "' holds no value");
+  std::vector<T> values(static_cast<std::size_t>(count));
   TESSERA_HDF5_CHECK(H5Aread(attribute.get(), type, values.data()));
   return values;
 }
@@ -63,13 +65,29 @@ hid_t hdf5ValueType(const std::string& valueType) {
   throw Error("no HDF5 type for values of type '" + valueType + "'");
 }
 
+// An error (negative) is an error, never "absent".
 bool hasAttribute(hid_t object, const std::string& name) {
-  return H5Aexists(object, name.c_str()) > 0;
+  const htri_t found = H5Aexists(object, name.c_str());
+  if (found < 0) throw H5CallError("cannot tell whether attribute '" + name + "' exists");
+  return found > 0;
 }
 
+// Component by component: H5Lexists fails for a path whose group is
+// missing, and that absence must not read as an error either.
 bool hasLink(hid_t file, const std::string& path) {
   const H5ErrorSilencer quiet;
-  return H5Lexists(file, path.c_str(), H5P_DEFAULT) > 0;
+  std::string prefix;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t slash = path.find('/', start);
+    prefix = path.substr(0, slash);
+    const htri_t found = H5Lexists(file, prefix.c_str(), H5P_DEFAULT);
+    if (found < 0) throw H5CallError("cannot tell whether '" + prefix + "' exists");
+    if (found == 0) return false;
+    if (slash == std::string::npos) return true;
+    start = slash + 1;
+  }
+  return true;
 }
 
 void writeAttribute(hid_t object, const std::string& name, double value) {
@@ -122,6 +140,7 @@ std::string readStringAttribute(hid_t object, const std::string& name) {
   const H5Attribute attribute(H5Aopen(object, name.c_str(), H5P_DEFAULT), "attribute");
   const H5Datatype type(H5Aget_type(attribute.get()), "attribute type");
   const std::size_t size = H5Tget_size(type.get());
+  if (size == 0) throw H5CallError("cannot read the size of attribute '" + name + "'");
   std::string value(size, '\0');
   TESSERA_HDF5_CHECK(H5Aread(attribute.get(), type.get(), value.data()));
   while (!value.empty() && value.back() == '\0') value.pop_back();

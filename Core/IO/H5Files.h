@@ -23,6 +23,8 @@ H5File openSerialFile(const std::string& path);
 // The HDF5 memory type of a Tessera value type ("double", "float", "int", "int64").
 hid_t hdf5ValueType(const std::string& valueType);
 
+// Whether the attribute (the link, group by group) exists; an HDF5 failure
+// throws H5CallError, never reads as "absent".
 bool hasAttribute(hid_t object, const std::string& name);
 bool hasLink(hid_t file, const std::string& path);
 

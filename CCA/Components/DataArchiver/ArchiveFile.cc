@@ -348,7 +348,8 @@ ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, c
         throw InputError("'" + path + "' has no variable '" + label->name() + "'");
       return H5Dataset(H5Dopen2(file.get(), label->name().c_str(), H5P_DEFAULT), "dataset");
     });
-    const H5Dataspace fileSpace(H5Dget_space(dataset.get()), "dataspace");
+    const H5Dataspace fileSpace =
+        agreeOn(comm, [&] { return H5Dataspace(H5Dget_space(dataset.get()), "dataspace"); });
     const hid_t type = hdf5ValueType(label->valueType());
     std::uint64_t digest = 0;
     for (int round = 0; round < rounds; ++round) {
@@ -388,7 +389,7 @@ ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, c
   }
   for (const VarLabel* label : reductions) {
     const std::string link = "reductions/" + label->name();
-    if (!hasLink(file.get(), link)) continue;
+    if (!agreeOn(comm, [&] { return hasLink(file.get(), link); })) continue;
     agreeOn(comm, [&] {
       const H5Dataset dataset(H5Dopen2(file.get(), link.c_str(), H5P_DEFAULT), "dataset");
       std::vector<std::byte> value(label->elementBytes());

@@ -74,7 +74,7 @@ ArchivedVariable ArchiveReader::read(const ArchiveEntry& entry, const std::strin
   const H5Dataspace space(H5Dget_space(dataset.get()), "dataspace");
   hsize_t dims[3] = {0, 0, 0};
   if (H5Sget_simple_extent_ndims(space.get()) != 3) throw InputError("'" + file + "': '" + variable + "' is not 3D");
-  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  TESSERA_HDF5_CHECK(H5Sget_simple_extent_dims(space.get(), dims, nullptr));
   result.size = {static_cast<int>(dims[2]), static_cast<int>(dims[1]), static_cast<int>(dims[0])};
   const std::size_t count = static_cast<std::size_t>(result.size.product());
   result.values.resize(count);
