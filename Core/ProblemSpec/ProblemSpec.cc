@@ -1,4 +1,5 @@
 #include "Core/ProblemSpec/ProblemSpec.h"
+#include "Core/ProblemSpec/YamlExpansion.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -179,7 +180,10 @@ int firstTabIndentedLine(const std::string& text) {
 
 YAML::Node loadYaml(const std::string& text, const std::string& file) {
   try {
-    return YAML::Load(text);
+    YAML::Node root = YAML::Load(text);
+    // Before anything walks the tree (the duplicate-key check, the schema).
+    requireBoundedExpansion(text, file);
+    return root;
   } catch (const YAML::Exception& e) {
     if (const int line = firstTabIndentedLine(text)) {
       throw DeckError(file, line, 1, "",

@@ -6,6 +6,7 @@
 #include "Core/ProblemSpec/DeckSchema.h"
 #include "Core/ProblemSpec/ProblemSpec.h"
 #include "Core/ProblemSpec/Schema.h"
+#include "Core/ProblemSpec/YamlExpansion.h"
 
 #include <filesystem>
 #include <string>
@@ -608,3 +609,41 @@ TEST(DeckSchema, ChecksTimeAndSchedulerLimits) {
       [&] { schema.validate(ProblemSpec::fromString("component: {name: burgers}\n")); });
   EXPECT_EQ(missing.keyPath(), "time");
 }
+
+namespace tessera {
+namespace {
+
+// Aliases count as often as they are used, each anchor's size once known:
+// root map 1 + 'a' 1 + [1, 2] 3 + 'b' 1 + [*x, *x] 1 + 3 + 3 = 13 nodes.
+TEST(YamlExpansion, AliasesCountAsOftenAsTheyAreUsed) {
+  const std::string text = "a: &x [1, 2]\nb: [*x, *x]\n";
+  EXPECT_NO_THROW(requireBoundedExpansion(text, "deck.yaml", 13));
+  try {
+    requireBoundedExpansion(text, "deck.yaml", 12);
+    ADD_FAILURE() << "13 nodes passed a bound of 12";
+  } catch (const DeckError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("more than 12 nodes"), std::string::npos) << e.what();
+  }
+}
+
+// Nine levels of nine: refused at once, with a file:line, not walked.
+TEST(YamlExpansion, BillionLaughsIsRefusedAtTheAliasThatPassesTheBound) {
+  std::string text = "l0: &a0 [x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level < 10; ++level) {
+    text += "l" + std::to_string(level) + ": &a" + std::to_string(level) + " [";
+    for (int i = 0; i < 9; ++i)
+      text += (i ? ", *a" : "*a") + std::to_string(level - 1);
+    text += "]\n";
+  }
+  try {
+    ProblemSpec::fromString(text, "laughs.yaml");
+    ADD_FAILURE() << "the deck was accepted";
+  } catch (const DeckError& e) {
+    EXPECT_EQ(e.line(), 6);  // l4 expands to about 9^5 nodes, l5 to 9^6 > 100000
+    EXPECT_NE(std::string(e.what()).find("laughs.yaml:6:"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessera
