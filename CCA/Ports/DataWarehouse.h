@@ -117,6 +117,12 @@ class DataWarehouse {
            const Patch& patch) {
     put(contribution, label, patch.id());
   }
+  // Whether the combined value is here (a warehouse restored from a
+  // checkpoint holds only the reductions the checkpoint saved).
+  bool hasReduction(const VarLabel* label) const {
+    std::vector<std::byte> value(label->elementBytes());
+    return reducedValue(label, value.data());
+  }
   // The combined value over all patches and ranks.
   template <class V>
   V getReduction(const VarLabel* label) const {

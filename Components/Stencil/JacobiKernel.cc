@@ -131,8 +131,10 @@ void JacobiKernel::applyBoundaryConditions(const Patch& patch, const CellArray<d
 }
 
 bool JacobiKernel::converged(const DataWarehouse& newDW) const {
-  return updateRms(newDW.getReduction<SumVariable<double>>(m_update).get()) <
-         m_parameters.tolerance;
+  // The initial state (or a checkpoint of it) has no sweep's update yet.
+  return newDW.hasReduction(m_update) &&
+         updateRms(newDW.getReduction<SumVariable<double>>(m_update).get()) <
+             m_parameters.tolerance;
 }
 
 void JacobiKernel::computeErrors(const Patch& patch, const DataWarehouse& oldDW,

@@ -114,6 +114,40 @@ def run_checks(sus, deck, work):
           newest.returncode == 0 and newest.digests == reference16.digests, newest.describe())
     loaded("without --checkpoint", newest, work / "elastic0.tsa.002", source / "checkpoints" / "t00012.h5", 12)
 
+    # A run that had ended stays ended: restarted from its last checkpoint
+    # it takes no step (it took one more, and ended on another digest).
+    def steps_taken(run):
+        found = re.findall(r"^summary: (\d+) timesteps", run.stdout + run.stderr, re.M)
+        return int(found[0]) if found else -1
+
+    ended = restart(1, source)
+    check("a run at time.max_timesteps restarted from its last checkpoint takes no step",
+          ended.returncode == 0 and steps_taken(ended) == 0 and ended.digests == expected,
+          ended.describe())
+    check("... and says so", "the run had ended at timestep 12" in ended.stdout
+          and "unless the deck's limits are raised" in ended.stdout, ended.stdout)
+    jacobi_deck = str(pathlib.Path(deck).parent.parent / "Stencil" / "jacobi.yaml")
+    jacobi_base = work / "jacobi.tsa"
+    # 141 divides the 423 sweeps to convergence: checkpoints 282 and 423.
+    converged = sus.run(jacobi_deck, ranks=2,
+                        sets=["checkpoint.timestep_interval=141", f"output.dir={jacobi_base}"])
+    jacobi_dir = work / "jacobi.tsa.000"
+    written = [t for t, *_ in load_index(jacobi_dir / "index.yaml")["checkpoints"]] \
+        if (jacobi_dir / "index.yaml").is_file() else []
+    check("Jacobi converges at sweep 423 with checkpoints at 282 and 423",
+          converged.returncode == 0 and steps_taken(converged) == 423 and written == [282, 423],
+          f"{written}\n{converged.describe()}")
+    again = restart(2, jacobi_dir)
+    check("a converged run restarted from its last checkpoint sweeps no more and keeps its digest",
+          again.returncode == 0 and steps_taken(again) == 0 and again.digests == converged.digests,
+          again.describe())
+    check("... and says it had converged",
+          "the run had ended at timestep 423 (the component converged)" in again.stdout, again.stdout)
+    earlier = restart(2, jacobi_dir, checkpoint=282)
+    check("restarted from sweep 282 it converges at 423 on the same digest",
+          earlier.returncode == 0 and steps_taken(earlier) == 141
+          and earlier.digests == converged.digests, earlier.describe())
+
     # SIGKILL inside the window between writing checkpoint 8 and renaming it.
     base = work / "killed.tsa"
     command = sus.command(deck, ranks=2, sets=[*STEPS, *CHECKPOINTS, f"output.dir={base}"])

@@ -418,6 +418,7 @@ RunResult SimulationController::run(const RunOptions& options) {
   std::unique_ptr<OnDemandDataWarehouse> newDW;
   double time = control.initTime;
   int step = 0;
+  bool converged = false;
   if (options.restart) {
     auto restored = DataArchiver::restore(options.restart->directory, options.restart->timestep,
                                           level, patchRanks, cellStateLabels(*app), reductionLabels,
@@ -432,6 +433,15 @@ RunResult SimulationController::run(const RunOptions& options) {
       sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
     archiver.setup(grid, patchRanks, labels, cellStateLabels(*app), componentName(m_deck),
                    restored.file);
+    // Whether the run had ended survives the restart: a converged state
+    // stays converged, and a run at its limits goes on only if they were raised.
+    converged = app->converged(*newDW);
+    if (converged || control.finished(time, step)) {
+      m_log.info("restart: the run had ended at timestep ", step,
+                 converged ? " (the component converged); nothing to do"
+                           : " (time.max_timesteps or time.max_time reached); nothing to do "
+                             "unless the deck's limits are raised");
+    }
   } else {
     const TraceScope traced(mainTrack, "initialize", "timestep");
     newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, control.initTime, 0.0, pool);
@@ -468,7 +478,6 @@ RunResult SimulationController::run(const RunOptions& options) {
   const int firstStep = step;
   const Timer loopTimer;
   double firstStepSeconds = 0.0;
-  bool converged = false;
   while (!converged && !control.finished(time, step)) {
     const Timer stepTimer;
     if (trace) trace->setStep(step + 1);
