@@ -25,8 +25,10 @@ run_phases phase "installing dependencies" bash -c 'echo apt details; echo apt w
   > "$WORK/out" 2> "$WORK/err"
 code=$?
 check "a phase that succeeds returns 0" [ "$code" -eq 0 ]
-check "it says one line, naming the phase and the log" \
-  [ "$(cat "$WORK/err")" = "scripts/sus: installing dependencies (log: $LOG)" ]
+check "it says a line naming the phase and the log" \
+  [ "$(head -n 1 "$WORK/err")" = "scripts/sus: installing dependencies (log: $LOG)" ]
+check "and a line saying how long it took" \
+  bash -c "[ \"\$(wc -l < '$WORK/err')\" -eq 2 ] && tail -n 1 '$WORK/err' | grep -Eq '^scripts/sus: installing dependencies: done in [0-9]+ s$'"
 check "its output and errors go to the log only" \
   bash -c "[ ! -s '$WORK/out' ] && grep -q 'apt details' '$LOG' && grep -q 'apt warning' '$LOG'"
 
@@ -34,7 +36,7 @@ run_phases phase "building" bash -c 'echo compiler error: boom; exit 3' > "$WORK
 code=$?
 check "a phase that fails exits 2" [ "$code" -eq 2 ]
 check "it says which phase failed, shows the end of the log and its path" \
-  bash -c "grep -q '^scripts/sus: building failed; the end of the log:' '$WORK/err' &&
+  bash -c "grep -Eq '^scripts/sus: building failed after [0-9]+ s; the end of the log:' '$WORK/err' &&
            grep -q 'compiler error: boom' '$WORK/err' &&
            grep -q '^scripts/sus: building failed; full log: $LOG' '$WORK/err'"
 
@@ -47,6 +49,10 @@ for name in "installing dependencies" "configuring" "building"; do
 done
 check "scripts/sus gives scripts/build a log and its own name" \
   grep -q 'TESSERA_BUILD_LOG="$LOG" TESSERA_BUILD_WHO="scripts/sus"' "$SCRIPTS/sus"
+check "scripts/sus builds sus alone (the tests are scripts/test's)" \
+  grep -q 'TESSERA_BUILD_TARGETS="sus"' "$SCRIPTS/sus"
+check "scripts/build builds the targets it is given" \
+  grep -q 'TESSERA_BUILD_TARGETS' "$SCRIPTS/build"
 
 echo "$failures failed"
 [ "$failures" -eq 0 ]
