@@ -1,8 +1,9 @@
 #include "Core/Parallel/CoreBudget.h"
 
+#include "Core/Parallel/CgroupFiles.h"
+
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <sstream>
 
 #include <pthread.h>
@@ -21,24 +22,6 @@ std::vector<int> allowedCpus() {
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
   return cpus;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return in ? text.str() : std::string();
-}
-
-// The cpu.max of this process's cgroup (v2), if any.
-std::optional<int> thisCgroupsCpuQuota() {
-  std::istringstream lines(readFile("/proc/self/cgroup"));
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind("0::", 0) == 0)
-      return cgroupCpuQuota(readFile("/sys/fs/cgroup" + line.substr(3) + "/cpu.max"));
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -67,7 +50,7 @@ bool coreLeftForOneMoreThread(const Communicator& world, int threadsPerRank) {
   std::int64_t usable = 0;
   for (std::uint64_t word : all)
     usable += __builtin_popcountll(word);
-  if (const auto quota = thisCgroupsCpuQuota()) usable = std::min<std::int64_t>(usable, *quota);
+  if (const auto quota = cgroupCpuQuota(readCgroupFile("cpu.max"))) usable = std::min<std::int64_t>(usable, *quota);
   const std::int64_t wanted = node.allreduceSum(threadsPerRank + 1);
   return static_cast<int>(mine.size()) > threadsPerRank && wanted <= usable;
 }

@@ -1,35 +1,19 @@
 #include "Core/Parallel/MemoryBudget.h"
 
+#include "Core/Parallel/CgroupFiles.h"
+
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 namespace tessera {
 
 namespace {
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return in ? text.str() : std::string();
-}
-
 std::optional<std::int64_t> parseBytes(const std::string& text) {
   std::istringstream in(text);
   std::int64_t value = 0;
   if (!(in >> value) || value < 0) return std::nullopt;
   return value;
-}
-
-// The cgroup (v2) this process is in, from /proc/self/cgroup's "0::/path".
-std::string cgroupDirectory() {
-  std::istringstream lines(readFile("/proc/self/cgroup"));
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind("0::", 0) == 0) return "/sys/fs/cgroup" + line.substr(3);
-  }
-  return {};
 }
 
 }  // namespace
@@ -57,17 +41,15 @@ std::optional<std::int64_t> cgroupHeadroomBytes(const std::string& memoryMax,
 
 std::optional<MemoryBudget> memoryBudgetPerRank(const Communicator& world) {
   const Communicator node = Communicator::node(world.get());
-  const auto available = memAvailableBytes(readFile("/proc/meminfo"));
+  const auto available = memAvailableBytes(readTextFile("/proc/meminfo"));
   if (!available) return std::nullopt;
   std::int64_t bytes = *available;
   std::string source = "MemAvailable";
-  if (const std::string dir = cgroupDirectory(); !dir.empty()) {
-    const auto headroom =
-        cgroupHeadroomBytes(readFile(dir + "/memory.max"), readFile(dir + "/memory.current"));
-    if (headroom && *headroom < bytes) {
-      bytes = *headroom;
-      source = "the cgroup's memory.max less memory.current";
-    }
+  const auto headroom =
+      cgroupHeadroomBytes(readCgroupFile("memory.max"), readCgroupFile("memory.current"));
+  if (headroom && *headroom < bytes) {
+    bytes = *headroom;
+    source = "the cgroup's memory.max less memory.current";
   }
   MemoryBudget budget;
   budget.bytesPerRank = bytes / std::max(node.size(), 1);
