@@ -40,6 +40,44 @@ def close(a, b):
     return all(abs(x - y) <= 1e-12 * max(1.0, abs(y)) for x, y in zip(a, b)) and len(a) == len(b)
 
 
+def check_lines(check, inspect, run_dir, grid):
+    """tessera-inspect --line along x, y and z (and x by default) through one cell of a grid
+    that differs on every axis: each line has the axis' cells and extra cells, in order, at
+    their positions, and the three agree on the value of the cell they share."""
+    cell = (5, 3, 2)
+    others = {"x": (1, 2), "y": (0, 2), "z": (0, 1)}
+    spacing = [(u - l) / r for l, u, r in zip(grid["lower"], grid["upper"], grid["resolution"])]
+    shared = {}
+    outputs = {}
+    for axis, extra in (("x", []), ("y", []), ("z", []), ("x", None)):
+        a = "xyz".index(axis)
+        at = ",".join(str(cell[o]) for o in others[axis])
+        args = ["--line", "u", "--timestep", "4", "--at", at] + (["--axis", axis] if extra is not None else [])
+        done = subprocess.run([inspect, str(run_dir), *args], capture_output=True, text=True, timeout=60)
+        rows = [line.split() for line in done.stdout.splitlines() if line.strip() and not line.startswith("#")]
+        e, n = grid["extra_cells"][a], grid["resolution"][a]
+        indices = [int(row[0]) for row in rows if len(row) == 3]
+        positions = [float(row[1]) for row in rows if len(row) == 3]
+        label = f"tessera-inspect {' '.join(args)}"
+        check(f"{label}: {n} + 2 x {e} cells along {axis}, indices {-e}..{n + e - 1} at lower + (i + 1/2) dx",
+              done.returncode == 0 and f"along {axis}" in done.stdout and len(rows) == n + 2 * e
+              and indices == list(range(-e, n + e))
+              and close(positions, [grid["lower"][a] + (i + 0.5) * spacing[a] for i in indices]),
+              done.stdout + done.stderr)
+        values = {int(row[0]): row[2] for row in rows if len(row) == 3}
+        shared[axis if extra is not None else "default"] = values.get(cell[a])
+        outputs[axis if extra is not None else "default"] = done.stdout
+        check(f"{label}: the values vary along the line", len(set(values.values())) > n // 2, done.stdout)
+    check(f"the lines along x, y and z give cell {cell} the same value",
+          shared["x"] is not None and shared["x"] == shared["y"] == shared["z"], str(shared))
+    check("--line without --axis is the line along x", outputs["default"] == outputs["x"], outputs["default"])
+    bad = subprocess.run([inspect, str(run_dir), "--line", "u", "--timestep", "4", "--axis", "w"],
+                         capture_output=True, text=True, timeout=60)
+    check("tessera-inspect --axis w: exit 1 naming x, y or z, nothing on stdout",
+          bad.returncode == 1 and "--axis must be x, y or z" in bad.stderr and not bad.stdout.strip(),
+          bad.stdout + bad.stderr)
+
+
 def check_xdmf(check, run_dir, grid, label):
     """run.xmf and every tNNNNN.xmf against index.yaml and the grid of the deck."""
     index = load_index(run_dir / "index.yaml")
@@ -305,6 +343,7 @@ def run_checks(sus, deck, tools, work):
     check("the run on a grid that differs on every axis exits 0", run.returncode == 0, run.describe())
     if run.returncode == 0:
         check_xdmf(check, skewed.resolve(), ANISOTROPIC, "skewed grid")
+        check_lines(check, inspect, skewed.resolve(), ANISOTROPIC)
 
     # A second run with the same output.dir gets the next version; the link follows it.
     again = sus.run(deck, ranks=1, sets=[f"output.dir={runs[0]}", "output.timestep_interval=4"])

@@ -23,7 +23,16 @@ docs/archiver.md, docs/threading.md):
   (`host,sync,async`): the timesteps run in each mode in turn (`--stats`
   names each step's mode) and give the plain run's digest; bad lists refused;
 - Burgers refuses periodic axes: exit 1 with a FILE:LINE:COLUMN message (or,
-  for an override, the override named).
+  for an override, the override named);
+- `--log-level error|warning|info|debug` and `--quiet`: which of the [WARN],
+  [INFO] and [DEBUG] lines each prints (rank 0's only), errors and the report
+  always;
+- `time.delt_min` above the stable step: every step is delt_min (the last one
+  shortened to max_time), each raised step logs one warning, and the run goes
+  on; below it, no warning;
+- a restart whose stored deck has no `output.dir` writes the next version
+  beside the run it restarts (wherever the working directory is) and moves
+  the link; a run directory not named like one (a copy) needs `output.dir`.
 
 usage: test_documented_options.py --sus S --mpirun M [--mpirun-flag=F]... DECK
 
@@ -34,6 +43,7 @@ import math
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -84,12 +94,12 @@ def run_checks(sus, deck, work):
     check = Checks()
     deck_text = deck.read_text()
 
-    def run(ranks=1, sets=(), options=(), threads=1, quiet=True, deck_path=deck):
+    def run(ranks=1, sets=(), options=(), threads=1, quiet=True, deck_path=deck, cwd=work):
         """sus under mpirun in the work directory; quiet=False keeps the [INFO] lines."""
         command = [arg for arg in sus.command(str(deck_path) if deck_path else None, ranks, sets, options)
                    if quiet or arg != "--quiet"]
         env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false")
-        done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=work)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env, cwd=cwd)
         return SusRun(done.returncode, done.stdout, done.stderr)
 
     def variant(name, old, new):
@@ -322,7 +332,95 @@ def run_checks(sus, deck, work):
               and override.stderr.rstrip().endswith(f"(from override grid.level.periodic={axes})"),
               override.describe())
 
+    log_levels(check, run, work)
+    restart_beside(check, run, deck, work)
     check.finish()
+
+
+def tagged(text, tag):
+    return [line for line in text.splitlines() if line.startswith(f"[{tag}]")]
+
+
+def log_levels(check, run, work):
+    """--log-level and --quiet on a run that logs on every level: delt_min above the stable step
+    (a warning per raised step) and a graph rebuilt every step (a debug line per step)."""
+    noisy = [*SMALL, "time.delt_min=0.02", "time.max_time=0.05", "scheduler.rebuild_every_timestep=true"]
+    shown = {  # level -> (warnings, info, debug) shown
+        "error": (False, False, False), "warning": (True, False, False),
+        "info": (True, True, False), "debug": (True, True, True)}
+    digests = set()
+    for level, (warn, info, debug) in shown.items():
+        for ranks in ((1, 2) if level == "warning" else (1,)):
+            stats = work / f"log_{level}_{ranks}.jsonl"
+            result = run(ranks=ranks, sets=noisy, quiet=False, options=["--log-level", level, "--stats", str(stats)])
+            lines = {tag: tagged(result.stdout, tag) for tag in ("WARN", "INFO", "DEBUG")}
+            raised = [line for line in lines["WARN"] if "to delt_min 0.02 (above the stable timestep)" in line]
+            delts = [line.get("delt") for line in read_stats(stats)]
+            digests.add(tuple(sorted(result.digests.items())))
+            check(f"--log-level {level} ({ranks} rank(s)): warnings {'shown' if warn else 'hidden'}, [INFO] "
+                  f"{'shown' if info else 'hidden'}, [DEBUG] {'shown' if debug else 'hidden'}; the report always",
+                  result.returncode == 0 and result.timesteps == 3 and bool(result.digests)
+                  and "L2 error" in result.analysis
+                  and len(raised) == (2 if warn else 0) and len(lines["WARN"]) == len(raised)
+                  and bool(lines["INFO"]) == info and len(lines["DEBUG"]) == (3 if debug else 0)
+                  and all("recompiled the timestep graph in" in line for line in lines["DEBUG"])
+                  and not tagged(result.stderr, "WARN") and not tagged(result.stderr, "INFO"),
+                  f"{lines}\n{result.describe()}")
+            if level == "info" and ranks == 1:
+                # delt_min: steps 1 and 2 are raised to it (a warning each), step 3 ends on max_time.
+                check("time.delt_min 0.02 above the stable step: steps of 0.02, 0.02 and the 0.01 left to "
+                      "max_time 0.05; a warning for steps 1 and 2 naming the stable step; exit 0",
+                      result.returncode == 0 and len(delts) == 3 and all(abs(d - e) < 1e-12 for d, e in
+                                                                         zip(delts, (0.02, 0.02, 0.01)))
+                      and [re.match(r"\[WARN\] timestep (\d+): raising delt from 0\.01\d+ to delt_min 0\.02 ",
+                                    line) is not None for line in raised] == [True, True]
+                      and [line.split()[2] for line in raised] == ["1:", "2:"], f"delts {delts}\n{raised}")
+    check("every log level gives the same digest", len(digests) == 1, str(digests))
+    quiet = run(sets=noisy, options=["--log-level", "debug"])  # run() adds --quiet
+    check("--quiet keeps the warnings and the report, hides [INFO] (and [DEBUG], even with --log-level debug)",
+          quiet.returncode == 0 and len(tagged(quiet.stdout, "WARN")) == 2 and not tagged(quiet.stdout, "INFO")
+          and not tagged(quiet.stdout, "DEBUG") and quiet.digests, quiet.describe())
+    below = run(sets=[*SMALL, "time.delt_min=0.001", "time.max_time=0.05"], quiet=False)
+    check("time.delt_min below the stable step: no warning", below.returncode == 0 and below.digests
+          and not tagged(below.stdout, "WARN") and tagged(below.stdout, "INFO"), below.describe())
+    refused = run(ranks=2, sets=["time.max_time=-1"], options=["--log-level", "error"])
+    errors = [line for line in refused.stderr.splitlines() if line.startswith("sus: error:")]
+    check("--log-level error still prints a deck error (once, 2 ranks, exit 1)",
+          refused.returncode == 1 and len(errors) == 1 and "time.max_time" in errors[0], refused.describe())
+
+
+def restart_beside(check, run, deck, work):
+    """A restart of a run whose deck gave no output.dir (the stored input.yaml has none) writes
+    the next version beside that run and moves its link, wherever sus runs."""
+    first, elsewhere = work / "beside" / "first", work / "beside" / "elsewhere"
+    first.mkdir(parents=True)
+    elsewhere.mkdir()
+    base = ["grid.level.resolution=[8,8,8]", "checkpoint.timestep_interval=2", "time.max_timesteps=4",
+            "time.max_time=1.0"]
+    original = run(sets=base, cwd=first)
+    named = deck.stem + ".tsa"
+    check(f"a run without output.dir writes {named}.000 in its working directory (the link {named})",
+          original.returncode == 0 and (first / f"{named}.000" / "index.yaml").is_file()
+          and os.readlink(first / named) == f"{named}.000"
+          and "dir:" not in (first / named / "input.yaml").read_text(), original.describe())
+    for given, version in ((f"../first/{named}", "001"), (str(first / f"{named}.000"), "002")):
+        again = run(deck_path=None, options=["--restart", given, "--checkpoint", "2"], cwd=elsewhere)
+        check(f"--restart {given} from another directory: exit 0, writes first/{named}.{version} and moves "
+              f"the link there, nothing in the working directory",
+              again.returncode == 0 and (first / f"{named}.{version}" / "index.yaml").is_file()
+              and os.readlink(first / named) == f"{named}.{version}" and not any(elsewhere.iterdir()),
+              f"{sorted(p.name for p in first.iterdir())}, {sorted(p.name for p in elsewhere.iterdir())}\n"
+              f"{again.describe()}")
+    copy = elsewhere / "copy"
+    shutil.copytree(first / f"{named}.000", copy)
+    refused = run(deck_path=None, options=["--restart", "copy"], cwd=elsewhere)
+    check("--restart of a copy not named NAME.NNN: exit 2, the copy cannot be the link (give output.dir)",
+          refused.returncode == 2 and "cannot use 'copy' as the output link" in refused.stderr, refused.describe())
+    named_dir = run(deck_path=None, options=["--restart", "copy"], sets=["output.dir=resumed.tsa"], cwd=elsewhere)
+    check("... with --set output.dir=resumed.tsa: exit 0, resumed.tsa.000 in the working directory",
+          named_dir.returncode == 0 and (elsewhere / "resumed.tsa.000" / "index.yaml").is_file(),
+          named_dir.describe())
+    shutil.rmtree(work / "beside")
 
 
 if __name__ == "__main__":
