@@ -12,28 +12,58 @@ namespace {
 
 constexpr double kEpsilon = 1e-8;  // the PRK's
 
+// The parts of `box` outside `inner` (which it contains): at most six
+// slabs, x first, then y within x's range, then z within both.
+int boxesAround(const Box& box, const Box& inner, Kokkos::Array<Box, 6>& slabs) {
+  int count = 0;
+  IntVector lo = box.lo(), hi = box.hi();
+  for (int axis = 0; axis < 3; ++axis) {
+    if (inner.lo()[axis] > lo[axis]) {
+      IntVector sliceHi = hi;
+      sliceHi[axis] = inner.lo()[axis];
+      slabs[count++] = Box(lo, sliceHi);
+    }
+    if (inner.hi()[axis] < hi[axis]) {
+      IntVector sliceLo = lo;
+      sliceLo[axis] = inner.hi()[axis];
+      slabs[count++] = Box(sliceLo, hi);
+    }
+    lo[axis] = inner.lo()[axis];
+    hi[axis] = inner.hi()[axis];
+  }
+  return count;
+}
+
 // One PRK sweep over `box`, with the radius and the number of axes known at
-// compile time. out += sum_j w_j (in(+j) - in(-j)) along each axis where
-// the point is active; in += 1 everywhere.
+// compile time: out += sum_j w_j (in(+j) - in(-j)) along each axis at the
+// active points, in += 1 everywhere. The active points and the rest are
+// separate loops, so that the stencil's loop has no test per point and
+// vectorises (the same arithmetic, in the same order, as one loop with a
+// test: the same bits).
 template <int R, int Axes>
 void prkSweep(ExecutionContext& exec, const Box& box, const Box& active,
               const CellArray<const double>& inOld, const CellArray<const double>& outOld,
               const CellArray<double>& inNew, const CellArray<double>& outNew,
               const StarWeights& s) {
   const Kokkos::Array<double, kMaxRadius + 1> w = s.w;
-  const IntVector lo = active.lo();
-  const IntVector hi = active.hi();
-  exec.parallelFor(box, KOKKOS_LAMBDA(int i, int j, int k) {
-    double out = outOld(i, j, k);
-    const bool inside = i >= lo.x && i < hi.x && j >= lo.y && j < hi.y && k >= lo.z && k < hi.z;
-    if (inside) {
+  const Box updated = box.intersection(active);
+  if (!updated.empty()) {
+    exec.parallelFor(updated, KOKKOS_LAMBDA(int i, int j, int k) {
+      double out = outOld(i, j, k);
       for (int d = 1; d <= R; ++d) {
         out += w[d] * (inOld(i + d, j, k) - inOld(i - d, j, k));
         out += w[d] * (inOld(i, j + d, k) - inOld(i, j - d, k));
         if constexpr (Axes == 3) out += w[d] * (inOld(i, j, k + d) - inOld(i, j, k - d));
       }
-    }
-    outNew(i, j, k) = out;
+      outNew(i, j, k) = out;
+      inNew(i, j, k) = inOld(i, j, k) + 1.0;
+    });
+  }
+  Kokkos::Array<Box, 6> rim;
+  const int count = updated.empty() ? (rim[0] = box, 1) : boxesAround(box, updated, rim);
+  if (count == 0) return;
+  exec.parallelForBoxes(rim, count, KOKKOS_LAMBDA(int i, int j, int k) {
+    outNew(i, j, k) = outOld(i, j, k);
     inNew(i, j, k) = inOld(i, j, k) + 1.0;
   });
 }
