@@ -34,8 +34,10 @@ class PrkKernel final : public StencilKernel {
   int axes() const { return m_axes; }
   // The points the stencil updates: at least r cells from every boundary.
   const Box& active() const { return m_active; }
-  // The PRK's flop count per active point and sweep: 2 (2 axes r + 1).
-  int flopsPerPoint() const { return 2 * (2 * m_axes * m_parameters.radius + 1); }
+  // The PRK's flop count per active point and sweep: 2 stencil_size + 1
+  // (a multiply and an add per point of the star, and the input's + 1),
+  // stencil_size = 2 axes r + 1.
+  int flopsPerPoint() const { return 2 * (2 * m_axes * m_parameters.radius + 1) + 1; }
 
  private:
   void initialize(const PatchGroup& group, const DataWarehouse& oldDW, DataWarehouse& newDW,

@@ -18,6 +18,16 @@
 
 namespace tessera {
 
+// Vectorises the loop that follows: its iterations are independent. Each
+// lane computes what the scalar loop would, operation for operation (no
+// reassociation; no vector maths library without -ffast-math), so the bits
+// do not change.
+#if defined(_OPENMP)
+#define TESSERA_SIMD _Pragma("omp simd")
+#else
+#define TESSERA_SIMD
+#endif
+
 // Signed indices: extra and ghost cells have negative indices, and the
 // default index type of a policy is the (unsigned) size type.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
@@ -108,6 +118,10 @@ void parallelFor(const std::string& label, const ExecSpace& space, const Box& bo
     const int loX = box.lo().x;
     const int hiX = box.hi().x;
     forEachRowOnHost(label, space, box, [=](int j, int k) {
+      // The cells of a parallel_for are independent (Kokkos's contract):
+      // say so, or the compiler must assume the body's output arrays alias
+      // its inputs and its own captures, and keeps the row scalar.
+      TESSERA_SIMD
       for (int i = loX; i < hiX; ++i)
         body(i, j, k);
     });

@@ -31,10 +31,18 @@ the host, sync and async modes. Beside it in every round:
       re-reads are taken to come from cache. Each triad run reports its
       best of 10 repeats (STREAM's convention); the limit uses the median
       of those over the rounds.
-PRK (inputs/Stencil/prk_2d.yaml): the Parallel Research Kernels' 2D Stencil,
-radius 2, 8192^2 points in 4x4 patches, 10 timed sweeps after a warm-up
-(time.max_timesteps=11), on 1 and 2 ranks in every mode; the figure of merit
-is the PRK's "Rate (MFlops/s)".
+PRK (inputs/Stencil/prk_2d.yaml, prk_3d.yaml): the Parallel Research
+Kernels' Stencil, 2D 8192^2 points in 4x4 patches and 3D 512^3 points in
+2x2x2 patches, radius 1 and 2, 10 timed sweeps after a warm-up
+(time.max_timesteps=11), on 1 and 2 ranks in every mode; the figure of
+merit is the PRK's "Rate (MFlops/s)" (its flop count, 2 stencil_size + 1
+per active point). Beside it in every round:
+  prk-reference: the PRK's in-place algorithm as the PRK writes it
+      (StandAlone/reference/prk_reference.cc: out += star(in) over the
+      active points, then in += 1), on as many MPI ranks of one thread as
+      sus, bound alike; its final in and out must have sus's digests. sus's
+      ratio is to it.
+--only heat or --only prk runs one half.
 
 The runs are interleaved (every configuration once per round) so that a
 noisy neighbour slows all of them alike; median and best of --runs rounds.
@@ -62,7 +70,8 @@ MODES = ["host", "sync", "async"]
 # The hand-written heat-reference twice: one array (fused), and the same blocks as sus's patches.
 REFERENCES = ["fused", "reference"]
 HEAT_DECK = ROOT / "inputs" / "Stencil" / "heat.yaml"
-PRK_DECK = ROOT / "inputs" / "Stencil" / "prk_2d.yaml"
+PRK_DECKS = {2: ROOT / "inputs" / "Stencil" / "prk_2d.yaml",
+             3: ROOT / "inputs" / "Stencil" / "prk_3d.yaml"}
 # (cells per axis, patches per axis)
 CASES = [(256, 4), (128, 4)]
 QUICK_CASES = [(128, 4)]
@@ -81,9 +90,10 @@ TRIAD_BYTES = 32  # per element, with write-allocate: the limit's bandwidth
 TRIAD_ELEMENTS = 1 << 25
 QUICK_TRIAD_ELEMENTS = 1 << 23
 TRIAD_REPEATS = 10
-PRK_RESOLUTION = 8192
-QUICK_PRK_RESOLUTION = 2048
-PRK_RADIUS = 2  # the deck's
+# (axes, points per axis, patches per axis along the axes)
+PRK_CASES = [(2, 8192, 4), (3, 512, 2)]
+QUICK_PRK_CASES = [(2, 2048, 4), (3, 128, 2)]
+PRK_RADII = [1, 2]
 PRK_SWEEPS = 11  # 10 timed after one warm-up
 TIMEOUT = 900
 
@@ -182,25 +192,43 @@ def run_triad(args, tmp, cores, elements):
     return found
 
 
-def run_prk(args, tmp, mode, ranks, resolution):
-    """(MFlops/s, average seconds per timed sweep) of one PRK run."""
+PRK_RATE = re.compile(r"Rate \(MFlops/s\): ([0-9.e+-]+)\s+Avg time \(s\): ([0-9.e+-]+)")
+
+
+def prk_result(stdout, what):
+    """(MFlops/s, average seconds per timed sweep, digests of in and out)."""
+    if not re.search(r"^Solution validates$", stdout, re.M):
+        sys.exit(f"{what}: the PRK check failed:\n{stdout}")
+    found = PRK_RATE.search(stdout)
+    digests = tuple(re.search(rf"^digest stencil\.{name} ([0-9a-f]{{16}})$", stdout, re.M)
+                    for name in ("in", "out"))
+    if not found or not all(digests):
+        sys.exit(f"{what}: no PRK rate or digests in its output:\n{stdout}")
+    return float(found.group(1)), float(found.group(2)), tuple(d.group(1) for d in digests)
+
+
+def run_prk(args, tmp, mode, ranks, axes, n, patches, radius):
+    size = f"[{n},{n},1]" if axes == 2 else f"[{n},{n},{n}]"
+    layout = f"[{patches},{patches},1]" if axes == 2 else f"[{patches},{patches},{patches}]"
+    upper = f"[{n}.0,{n}.0,1.0]" if axes == 2 else f"[{n}.0,{n}.0,{n}.0]"
     cmd = mpirun(ranks, bind="core") + [
         str(args.build / "StandAlone" / "sus"), "--quiet", "--scheduler", mode,
         "--nthreads", "1",
-        "--set", f"grid.level.resolution=[{resolution},{resolution},1]",
-        "--set", f"grid.level.upper=[{resolution}.0,{resolution}.0,1.0]",
-        "--set", "grid.level.patches=[4,4,1]",
+        "--set", f"grid.level.resolution={size}", "--set", f"grid.level.upper={upper}",
+        "--set", f"grid.level.patches={layout}", "--set", f"stencil.radius={radius}",
         "--set", f"time.max_timesteps={PRK_SWEEPS}",
-        str(args.prk_deck)]
+        str(PRK_DECKS[axes])]
     env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
-    what = " ".join(cmd)
-    stdout = run(cmd, env, tmp)
-    if not re.search(r"^Solution validates$", stdout, re.M):
-        sys.exit(f"{what}: the PRK check failed:\n{stdout}")
-    found = re.search(r"Rate \(MFlops/s\): ([0-9.e+-]+)\s+Avg time \(s\): ([0-9.e+-]+)", stdout)
-    if not found:
-        sys.exit(f"{what}: no PRK rate in its output:\n{stdout}")
-    return float(found.group(1)), float(found.group(2))
+    return prk_result(run(cmd, env, tmp), " ".join(cmd))
+
+
+def run_prk_reference(args, tmp, ranks, axes, n, radius):
+    cmd = mpirun(ranks, bind="core") + [
+        str(args.build / "StandAlone" / "prk-reference"), "--dims", str(axes),
+        "--resolution", str(n), "--radius", str(radius),
+        "--iterations", str(PRK_SWEEPS - 1), "--huge-pages", str(args.huge_pages)]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
+    return prk_result(run(cmd, env, tmp), " ".join(cmd))
 
 
 def stats_of(values):
@@ -212,6 +240,7 @@ def chart(summary, path):
     if plt is None:
         return False
     cores = summary["cores"]
+    prk_rows = summary["prk"]
     problems = []
     for row in summary["heat"]:
         key = (row["resolution"], row["patch_cells"], row["radius"])
@@ -219,7 +248,9 @@ def chart(summary, path):
             problems.append(key)
     names = REFERENCES + MODES
     labels = ["hand-written\none array", "hand-written\nblocks"] + [f"sus {m}" for m in MODES]
-    panels = len(problems) + 1
+    panels = len(problems) + (1 if prk_rows else 0)
+    if panels == 0:
+        return False
     fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels, 4.8), squeeze=False)
     width = 0.8 / len(cores)
     for ax, (resolution, patch, radius) in zip(axes[0], problems):
@@ -241,19 +272,21 @@ def chart(summary, path):
         ax.set_title(f"heat {resolution}^3, {patch}^3 patches, r = {radius}", fontsize=9)
         ax.set_ylabel("cell updates per second (1e8)")
         ax.legend(fontsize=7)
-    ax = axes[0][-1]
-    prk = summary["prk"]
-    for n, core in enumerate(cores):
-        medians = [prk["results"][str(core)][mode]["median"] / 1e3 for mode in prk["modes"]]
-        best = [prk["results"][str(core)][mode]["best"] / 1e3 for mode in prk["modes"]]
-        xs = [x + (n - (len(cores) - 1) / 2) * width for x in range(len(prk["modes"]))]
-        ax.bar(xs, medians, width, label=f"{core} rank(s)")
-        ax.scatter(xs, best, marker="_", color="black", zorder=3)
-    ax.set_xticks(range(len(prk["modes"])))
-    ax.set_xticklabels([f"sus {m}" for m in prk["modes"]], fontsize=8)
-    ax.set_title(f"PRK 2D {prk['resolution']}^2, r = {prk['radius']}", fontsize=9)
-    ax.set_ylabel("GFlops/s (PRK's count)")
-    ax.legend(fontsize=7)
+    if prk_rows:
+        ax = axes[0][-1]
+        groups = [f"{row['axes']}D {row['resolution']}, r={row['radius']}\n{row['cores']} rank(s)"
+                  for row in prk_rows]
+        width = 0.8 / len(MODES)
+        for m, mode in enumerate(MODES):
+            xs = [g + (m - (len(MODES) - 1) / 2) * width for g in range(len(prk_rows))]
+            ax.bar(xs, [row["results"][mode]["ratio_to_reference"] for row in prk_rows], width,
+                   label=f"sus {mode}")
+        ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
+        ax.set_xticks(range(len(prk_rows)))
+        ax.set_xticklabels(groups, fontsize=6)
+        ax.set_title("PRK Stencil: sus / prk-reference (median rates)", fontsize=9)
+        ax.set_ylabel("ratio of the PRK's MFlops/s")
+        ax.legend(fontsize=7)
     fig.suptitle(f"Stencils, median of {summary['runs']} interleaved runs (- best); "
                  "labels: fraction of the bandwidth limit (dashed, triad at 32 B/element "
                  f"/ {BYTES_PER_CELL_UPDATE} B per update)", fontsize=9)
@@ -265,14 +298,15 @@ def chart(summary, path):
 def main():
     options = parser(__doc__, runs=None)
     options.set_defaults(deck=HEAT_DECK, out=None)
-    options.add_argument("--prk-deck", type=pathlib.Path, default=PRK_DECK)
+    options.add_argument("--only", choices=["heat", "prk"],
+                         help="run only the heat or only the PRK cases (the triad always)")
     options.add_argument("--cores", default="1,2",
                          help="cores (sus ranks, reference and triad threads) to run on")
     options.add_argument("--huge-pages", type=int, choices=[0, 1], default=1,
                          help="heat-reference's arrays in huge pages, as sus's (1)")
     options.add_argument("--quick", action="store_true",
                          help="a smoke test: 128^3 and r = 1 only, 2 runs, a smaller triad and "
-                              f"PRK {QUICK_PRK_RESOLUTION}^2; writes to bench-results by default")
+                              "PRK 2048^2 and 128^3 at r = 1; writes to bench-results by default")
     args = options.parse_args()
     runs = args.runs if args.runs is not None else (2 if args.quick else 5)
     if runs < 1 or (runs < 5 and not args.quick):
@@ -282,19 +316,26 @@ def main():
     cases = QUICK_CASES if args.quick else CASES
     radii = [1] if args.quick else RADII
     triad_elements = QUICK_TRIAD_ELEMENTS if args.quick else TRIAD_ELEMENTS
-    prk_resolution = QUICK_PRK_RESOLUTION if args.quick else PRK_RESOLUTION
+    prk_cases = [] if args.only == "heat" else QUICK_PRK_CASES if args.quick else PRK_CASES
+    prk_radii = [1] if args.quick else PRK_RADII
+    if args.only == "prk":
+        cases = []
     cores = [int(c) for c in args.cores.split(",")]
-    for program in ["sus", "heat-reference", "stream-triad"]:
+    for program in ["sus", "heat-reference", "stream-triad", "prk-reference"]:
         if not (args.build / "StandAlone" / program).exists():
             sys.exit(f"{args.build / 'StandAlone' / program} not found: build it first "
-                     f"(cmake --build {args.build} --target sus heat-reference stream-triad)")
+                     f"(cmake --build {args.build} --target sus heat-reference stream-triad "
+                     "prk-reference)")
 
     heat_keys = [(core, n, p, r, name) for core in cores for n, p in cases for r in radii
                  for name in REFERENCES + MODES]
     heat = {key: [] for key in heat_keys}
     digests = {(n, r): set() for n, _ in cases for r in radii}
     triad = {core: {24: [], 32: []} for core in cores}
-    prk = {(core, mode): [] for core in cores for mode in MODES}
+    prk_keys = [(core, axes, n, p, r) for core in cores for axes, n, p in prk_cases
+                for r in prk_radii]
+    prk = {(key, name): [] for key in prk_keys for name in ["reference"] + MODES}
+    prk_digests = {key[1:]: set() for key in prk_keys}
     with tempfile.TemporaryDirectory(prefix="tessera-stencil-bench-") as scratch:
         tmp = pathlib.Path(scratch)
         for round_ in range(runs):
@@ -312,12 +353,20 @@ def main():
                             rate, digest = run_sus_heat(args, tmp, mode, core, n, p, r)
                             heat[(core, n, p, r, mode)].append(rate)
                             digests[(n, r)].add(digest)
+            for key in prk_keys:
+                core, axes, n, p, r = key
+                rate, seconds, digest = run_prk_reference(args, tmp, core, axes, n, r)
+                prk[(key, "reference")].append((rate, seconds))
+                prk_digests[key[1:]].add(digest)
                 for mode in MODES:
-                    prk[(core, mode)].append(run_prk(args, tmp, mode, core, prk_resolution))
+                    rate, seconds, digest = run_prk(args, tmp, mode, core, axes, n, p, r)
+                    prk[(key, mode)].append((rate, seconds))
+                    prk_digests[key[1:]].add(digest)
             print(f"round {round_ + 1}/{runs} done", flush=True)
 
     summary = {
-        "heat_deck": rel(args.deck), "prk_deck": rel(args.prk_deck), "quick": args.quick,
+        "heat_deck": rel(args.deck), "prk_decks": {str(a): rel(d) for a, d in PRK_DECKS.items()},
+        "quick": args.quick,
         "runs": runs, "cores": cores, "warmup_steps": WARMUP, "timed_steps": STEPS,
         "alpha": ALPHA, "timestep_multiplier": MULTIPLIER,
         "reference_huge_pages": bool(args.huge_pages),
@@ -331,7 +380,10 @@ def main():
         "bytes_per_cell_update_assumed": BYTES_PER_CELL_UPDATE_ASSUMED,
         "limit": f"median over runs of stream-triad's best bandwidth counting {TRIAD_BYTES} B per "
                  f"element (write-allocate), divided by {BYTES_PER_CELL_UPDATE} B per cell update",
-        "triad": {}, "heat": [], "heat_digests": {}, "prk": {}}
+        "prk_reference": "prk-reference on as many MPI ranks of one thread as sus (mpirun "
+                         "--bind-to core): the PRK's in-place algorithm; sus's ratio is to it",
+        "prk_flops": "the PRK's count: 2 stencil_size + 1 per active point and sweep",
+        "triad": {}, "heat": [], "heat_digests": {}, "prk": [], "prk_digests": {}}
     for core in cores:
         limit = statistics.median(triad[core][TRIAD_BYTES]) * 1e9 / BYTES_PER_CELL_UPDATE
         summary["triad"][str(core)] = {
@@ -358,16 +410,22 @@ def main():
             found = sorted(digests[(n, r)])
             summary["heat_digests"][f"{n}^3 r={r}"] = {"digests": found,
                                                        "identical": len(found) == 1}
-    summary["prk"] = {"resolution": prk_resolution, "radius": PRK_RADIUS, "patches": "[4,4,1]",
-                      "sweeps": PRK_SWEEPS, "modes": MODES, "results": {}}
-    for core in cores:
-        rows = {}
+    for key in prk_keys:
+        core, axes, n, p, r = key
+        results = {}
+        for name in ["reference"] + MODES:
+            samples = prk[(key, name)]
+            results[name] = stats_of([sample[0] for sample in samples])
+            results[name]["avg_time_seconds_median"] = statistics.median(x[1] for x in samples)
         for mode in MODES:
-            samples = prk[(core, mode)]
-            rows[mode] = stats_of([s[0] for s in samples])
-            rows[mode]["avg_time_seconds_median"] = statistics.median(s[1] for s in samples)
-            rows[mode]["avg_time_seconds_samples"] = [s[1] for s in samples]
-        summary["prk"]["results"][str(core)] = rows
+            results[mode]["ratio_to_reference"] = (results[mode]["median"] /
+                                                   results["reference"]["median"])
+        summary["prk"].append({"axes": axes, "resolution": n, "patches_per_axis": p,
+                               "radius": r, "cores": core, "sweeps": PRK_SWEEPS,
+                               "results": results})
+    for (axes, n, p, r), found in prk_digests.items():
+        summary["prk_digests"][f"{axes}D {n} r={r}"] = {"digests": sorted(" ".join(d) for d in found),
+                                                        "identical": len(found) == 1}
 
     print(f"\nSTREAM triad ({triad_elements} elements, best of {TRIAD_REPEATS} per run), "
           f"median and best of {runs} runs; limit = triad at {TRIAD_BYTES} B/element / "
@@ -395,18 +453,23 @@ def main():
             print(f"| {row['resolution']}^3 | {row['patch_cells']}^3 | {row['radius']} | "
                   f"{row['cores']} | {label} | {sci(result['median'])} | {sci(result['best'])} | "
                   f"{fused} | {blocks} | {result['fraction_of_limit']:.2f} |")
-    print(f"\nPRK Stencil 2D, {prk_resolution}^2 points, radius {PRK_RADIUS}, "
-          f"{PRK_SWEEPS - 1} timed sweeps, median and best of {runs} interleaved runs\n")
-    print("| ranks | mode | Rate (MFlops/s) | best | Avg time (s) |")
-    print("|---|---|---|---|---|")
-    for core in cores:
-        for mode in MODES:
-            row = summary["prk"]["results"][str(core)][mode]
-            print(f"| {core} | {mode} | {row['median']:.1f} | {row['best']:.1f} | "
-                  f"{row['avg_time_seconds_median']:.6f} |")
+    print(f"\nPRK Stencil, {PRK_SWEEPS - 1} timed sweeps, the PRK's MFlops/s, median and best "
+          f"of {runs} interleaved runs; sus / reference of the medians\n")
+    print("| problem | r | ranks | configuration | median | best | Avg time (s) | sus / reference |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in summary["prk"]:
+        problem = (f"2D {row['resolution']}^2" if row["axes"] == 2
+                   else f"3D {row['resolution']}^3")
+        for name in ["reference"] + MODES:
+            result = row["results"][name]
+            label = "prk-reference" if name == "reference" else f"sus {name}"
+            ratio = f"{result['ratio_to_reference']:.3f}" if name in MODES else ""
+            print(f"| {problem} | {row['radius']} | {row['cores']} | {label} | "
+                  f"{result['median']:.1f} | {result['best']:.1f} | "
+                  f"{result['avg_time_seconds_median']:.6f} | {ratio} |")
     print()
     all_identical = True
-    for problem, found in summary["heat_digests"].items():
+    for problem, found in {**summary["heat_digests"], **summary["prk_digests"]}.items():
         all_identical = all_identical and found["identical"]
         print(f"digests {problem}: {', '.join(found['digests'])} "
               f"({'identical' if found['identical'] else 'DIFFER'})")
