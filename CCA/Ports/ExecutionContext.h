@@ -57,6 +57,16 @@ class ExecutionContext {
     onSpace([&](const auto& space) { tessera::parallelFor(m_label, space, box, body); });
   }
 
+  // body(i, j, k) for every cell of `box`, and rowEnds(j, k) for each of its
+  // x rows, for cells beyond the row's ends (see LoopHelpers.h: on the host
+  // written with the row, whose cache lines they share).
+  template <class Body, class RowEnds>
+  void parallelFor(const Box& box, const Body& body, const RowEnds& rowEnds) {
+    count(box);
+    const TraceScope traced(m_trace, "parallelFor", "kernel");
+    onSpace([&](const auto& space) { tessera::parallelFor(m_label, space, box, body, rowEnds); });
+  }
+
   // body(i) for begin <= i < end: loops over one axis.
   template <class Body>
   void parallelFor(int begin, int end, const Body& body) {

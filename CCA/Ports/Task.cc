@@ -41,6 +41,12 @@ Task& Task::requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost, in
   TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered || numGhost == 0,
                          "task '" << m_name << "': only cell variables have ghost cells ('"
                                   << label->name() << "' is " << varKindName(label->kind()) << ")");
+  for (const Dependency& dep : m_dependencies) {
+    TESSERA_REQUIRE_THROWS(!(dep.carriesForward() && dep.label == label && dw == OldDW),
+                           "task '" << m_name << "' modifies '" << label->name()
+                                    << "' from OldDW and also requires it from OldDW "
+                                       "(it reads the old values through getModifiable)");
+  }
   m_dependencies.push_back({Access::Requires, dw, label, numGhost == 0 ? Ghost::None : ghost,
                             ghost == Ghost::None ? 0 : numGhost});
   return *this;
@@ -51,17 +57,42 @@ Task& Task::computesVar(const VarLabel* label) {
   TESSERA_REQUIRE_THROWS(label->kind() != VarKind::Block,
                          "task '" << m_name << "' computes block variable '" << label->name()
                                   << "' with computesVar (use computesBlocks)");
+  for (const Dependency& dep : m_dependencies) {
+    TESSERA_REQUIRE_THROWS(!(dep.carriesForward() && dep.label == label),
+                           "task '" << m_name << "' modifies '" << label->name()
+                                    << "' from OldDW, which computes it in NewDW, and also "
+                                       "computes it there");
+  }
   m_dependencies.push_back({Access::Computes, NewDW, label, Ghost::None, 0});
   return *this;
 }
 
 Task& Task::modifiesVar(const VarLabel* label) {
+  return modifiesVar(NewDW, label);
+}
+
+Task& Task::modifiesVar(WhichDW dw, const VarLabel* label) {
   TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' modifies a null label");
   TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered,
                          "task '" << m_name << "' modifies '" << label->name()
                                   << "': only cell variables can be modified in place "
                                      "(block variables: modifiesBlocks)");
-  m_dependencies.push_back({Access::Modifies, NewDW, label, Ghost::None, 0});
+  if (dw == OldDW) {
+    // The task sees the old values through newDW.getModifiable; a second
+    // view of them in OldDW would be gone (or stale) once they move.
+    for (const Dependency& dep : m_dependencies) {
+      TESSERA_REQUIRE_THROWS(dep.label != label || dep.dw == NewDW,
+                             "task '" << m_name << "' modifies '" << label->name()
+                                      << "' from OldDW and also requires it from OldDW "
+                                         "(it reads the old values through getModifiable)");
+      TESSERA_REQUIRE_THROWS(dep.label != label || dep.access == Access::Requires,
+                             "task '" << m_name << "' modifies '" << label->name()
+                                      << "' from OldDW, which computes it in NewDW, and also "
+                                      << (dep.access == Access::Computes ? "computes" : "modifies")
+                                      << " it there");
+    }
+  }
+  m_dependencies.push_back({Access::Modifies, dw, label, Ghost::None, 0});
   return *this;
 }
 

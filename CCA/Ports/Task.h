@@ -40,6 +40,8 @@ class Task {
     int numGhost;
     BlockMap blocks = {};  // block variables only
     bool sum = false;      // requiresBlockSum
+    // modifiesVar(OldDW, label): computes `label` in NewDW from the old values.
+    bool carriesForward() const { return access == Access::Modifies && dw == OldDW; }
   };
 
   using Callback = std::function<void(const Patch& patch, const DataWarehouse& oldDW,
@@ -109,6 +111,18 @@ class Task {
   Task& computesVar(const VarLabel* label);
   // Updates `label` in the new warehouse in place, after its computing task.
   Task& modifiesVar(const VarLabel* label);
+  // modifiesVar(Task::OldDW, label) carries `label` forward: the task
+  // updates the old warehouse's values in place and leaves the result as
+  // `label` in the new warehouse (it computes it there; get it with
+  // newDW.getModifiable). An accumulation `u += f(...)` then streams `u`
+  // once instead of reading the old copy and writing a new one, as
+  // Uintah's transferFrom does. The graph runs the task after every other
+  // reader of the old version on the same patch; when it cannot prove the
+  // move safe (the label is read with ghost cells, whose copies neighbours
+  // and other ranks take at any time, or the order would need a cycle) the
+  // runtime gives the task a copy instead: the same values, the same bits.
+  // modifiesVar(Task::NewDW, label) is modifiesVar(label).
+  Task& modifiesVar(WhichDW dw, const VarLabel* label);
   Task& setKind(Kind kind);
 
   // ---- block variables (index tasks only) ----

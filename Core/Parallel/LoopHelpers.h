@@ -130,6 +130,33 @@ void parallelFor(const std::string& label, const ExecSpace& space, const Box& bo
   }
 }
 
+// As parallelFor, and rowEnds(j, k) once for every x row of `box`, for the
+// cells beyond the row's ends (the rest of a row a stencil cannot reach).
+// On the host it runs right after its row, whose first and last cache lines
+// it shares (a loop of its own would fetch a line per cell again); on a
+// device it is a second kernel over the rows. rowEnds must not write a
+// cell of `box`.
+template <class ExecSpace, class Body, class RowEnds>
+void parallelFor(const std::string& label, const ExecSpace& space, const Box& box,
+                 const Body& body, const RowEnds& rowEnds) {
+  if (box.empty()) return;
+  if constexpr (runsOnHost<ExecSpace>) {
+    const int loX = box.lo().x;
+    const int hiX = box.hi().x;
+    forEachRowOnHost(label, space, box, [=](int j, int k) {
+      TESSERA_SIMD
+      for (int i = loX; i < hiX; ++i)
+        body(i, j, k);
+      rowEnds(j, k);
+    });
+  } else {
+    Kokkos::parallel_for(label, cellPolicy(space, box), body);
+    using RowPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>>;
+    Kokkos::parallel_for(label, RowPolicy(space, {box.lo().y, box.lo().z}, {box.hi().y, box.hi().z}),
+                         KOKKOS_LAMBDA(int j, int k) { rowEnds(j, k); });
+  }
+}
+
 template <class Body>
 void parallelFor(const std::string& label, const Box& box, const Body& body) {
   parallelFor(label, Kokkos::DefaultExecutionSpace(), box, body);

@@ -171,6 +171,9 @@ struct CompiledGraph {
   std::map<const VarLabel*, int> ghostLayers;
   // Labels the graph reads from the old warehouse (kept across the swap).
   std::set<const VarLabel*> oldDWReads;
+  // Labels carried forward from the old warehouse in place, the rest of
+  // those carried are copied (see Task::modifiesVar(WhichDW, label)).
+  std::set<const VarLabel*> carriedInPlace;
   double compileSeconds = 0.0;
 
   // The patches a patch task covers: its group's, or its one patch.

@@ -96,6 +96,16 @@ void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& nod
                         onHost ? ExecutionContext::Space::Host : ExecutionContext::Space::Device,
                         tiling);
   exec.setTrace(track);
+  for (const Task::Dependency& dep : task.dependencies()) {
+    if (!dep.carriesForward()) continue;
+    const bool inPlace = graph.carriedInPlace.count(dep.label) > 0;
+    if (node.group >= 0) {
+      newDW.carryForward(oldDW, dep.label, graph.groups[static_cast<std::size_t>(node.group)],
+                         inPlace);
+    } else {
+      newDW.carryForward(oldDW, dep.label, *node.patch, inPlace);
+    }
+  }
   if (node.kind == DetailedTask::Kind::IndexTask) {
     task.indexCallback()(node.index, oldDW, newDW, exec);
   } else if (node.group >= 0) {

@@ -201,6 +201,82 @@ bool OnDemandDataWarehouse::localGhostsFilled(const VarLabel* label, const Patch
   return depth >= numGhost && widerGhost(filled, type) == filled;
 }
 
+namespace {
+[[noreturn]] void missingCarried(const VarLabel* label, const std::string& where,
+                                 const std::string& from) {
+  TESSERA_FAIL("'" << label->name() << "' on " << where << " is not in " << from
+                   << " to carry forward (modifiesVar(OldDW)): no task left it there");
+}
+}  // namespace
+
+void OnDemandDataWarehouse::carryForward(OnDemandDataWarehouse& from, const VarLabel* label,
+                                         const PatchGroup& group, bool inPlace) {
+  std::ostringstream where;
+  where << group;
+  // Gathers the patches' variables into one allocation if they are apart.
+  const std::shared_ptr<GridVariableBase> whole = from.findGroupVariable(label, group);
+  if (!whole) missingCarried(label, where.str(), from.name());
+  std::vector<std::shared_ptr<GridVariableBase>> windows;
+  {
+    std::lock_guard<std::mutex> lock(from.m_mutex);
+    for (const Patch* patch : group.patches())
+      windows.push_back(from.m_grid.at({label, patch->id()}));
+    if (inPlace) {
+      for (const Patch* patch : group.patches()) {
+        from.m_grid.erase({label, patch->id()});
+        from.m_localGhostsFilled.erase({label, patch->id()});
+      }
+      from.m_grid.erase({label, group.storageKey()});
+    }
+  }
+  std::shared_ptr<GridVariableBase> storage = whole;
+  if (!inPlace) {
+    storage = recycledGridVariable(label, group.storageKey(), whole->box());
+    if (!storage) storage = whole->cloneEmpty(whole->box());
+    storage->copyFrom(*whole, group.extendedBox(), IntVector{});
+    for (auto& window : windows)
+      window = storage->window(window->box());
+  }
+  std::lock_guard<std::mutex> lock(m_mutex);
+  for (std::size_t n = 0; n < windows.size(); ++n) {
+    const Patch& patch = *group.patches()[n];
+    const bool fresh = m_grid.emplace(Key{label, patch.id()}, std::move(windows[n])).second;
+    TESSERA_REQUIRE_THROWS(fresh, "'" << label->name() << "' on " << patch << " is already in "
+                                      << m_role << " (timestep " << m_timestep
+                                      << "): a task carries it forward from " << from.name());
+  }
+  m_grid[{label, group.storageKey()}] = std::move(storage);
+}
+
+void OnDemandDataWarehouse::carryForward(OnDemandDataWarehouse& from, const VarLabel* label,
+                                         const Patch& patch, bool inPlace) {
+  std::shared_ptr<GridVariableBase> var;
+  {
+    std::lock_guard<std::mutex> lock(from.m_mutex);
+    auto found = from.m_grid.find({label, patch.id()});
+    if (found == from.m_grid.end()) {
+      std::ostringstream where;
+      where << patch;
+      missingCarried(label, where.str(), from.m_role);
+    }
+    var = found->second;
+    // A window on a group's storage stays (the storage would go back to
+    // the pool with the old warehouse while this one still used it).
+    inPlace = inPlace && !var->isWindow();
+    if (inPlace) {
+      from.m_grid.erase(found);
+      from.m_localGhostsFilled.erase({label, patch.id()});
+    }
+  }
+  if (!inPlace) {
+    std::shared_ptr<GridVariableBase> copy = recycledGridVariable(label, patch.id(), var->box());
+    if (!copy) copy = var->cloneEmpty(var->box());
+    copy->copyFrom(*var, patch.extendedBox(), IntVector{});
+    var = std::move(copy);
+  }
+  putGridVariable(label, patch, std::move(var));
+}
+
 void OnDemandDataWarehouse::putReductionContribution(const VarLabel* label, int patchId,
                                                      const std::byte* value) {
   const std::size_t bytes = label->reductionOps().bytes;

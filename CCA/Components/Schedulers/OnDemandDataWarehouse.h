@@ -88,6 +88,14 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   // True when such a record covers `numGhost` layers of kind `type`.
   bool localGhostsFilled(const VarLabel* label, const Patch& patch, int numGhost,
                          Ghost::Type type) const;
+  // Carries `label` on `group` (or `patch`) forward from `from` into this
+  // warehouse (Task::modifiesVar(OldDW, label)). In place, `from` gives up
+  // its variable, which this warehouse then holds; else this warehouse gets
+  // a copy of the cells the patches own (ghost cells are filled by readers).
+  void carryForward(OnDemandDataWarehouse& from, const VarLabel* label, const PatchGroup& group,
+                    bool inPlace);
+  void carryForward(OnDemandDataWarehouse& from, const VarLabel* label, const Patch& patch,
+                    bool inPlace);
   // This rank's contributions to a reduction, by patch id.
   std::map<int, std::vector<std::byte>> reductionContributions(const VarLabel* label) const;
   // Appends them to `records` as (int64 patch id, value) records in patch-id

@@ -105,6 +105,7 @@ class GraphBuilder {
   void collectGhostDepths() {
     for (const Task& task : m_graph.tasks) {
       for (const Task::Dependency& dep : task.dependencies()) {
+        if (dep.carriesForward()) m_graph.oldDWReads.insert(dep.label);
         if (dep.access != Task::Access::Requires) continue;
         int& layers = m_graph.ghostLayers[dep.label];
         layers = std::max(layers, dep.numGhost);
@@ -258,6 +259,10 @@ class GraphBuilder {
         if (reduction) contributeTo(dep.label, node);
         continue;
       }
+      if (dep.carriesForward()) {
+        if (m_graph.carriedInPlace.count(dep.label)) afterOldReaders(node, dep.label, patch);
+        continue;
+      }
       if (dep.dw == Task::OldDW) {
         if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, patch, node));
         continue;
@@ -268,6 +273,21 @@ class GraphBuilder {
       }
       addPredecessor(node, localNode(writerFor(dep.label, patch, node.taskIndex, task), patchId));
       if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, patch, node));
+    }
+  }
+
+  // `carrier` takes the old version of `label` on `patch` away: every other
+  // task reading it there (without ghosts: see orderTasks) runs first.
+  void afterOldReaders(DetailedTask& carrier, const VarLabel* label, const Patch& patch) {
+    for (std::size_t t = 0; t < m_graph.tasks.size(); ++t) {
+      if (static_cast<int>(t) == carrier.taskIndex || !patchSet(static_cast<int>(t)).contains(patch))
+        continue;
+      for (const Task::Dependency& dep : m_graph.tasks[t].dependencies()) {
+        if (dep.access == Task::Access::Requires && dep.dw == Task::OldDW && dep.label == label) {
+          addPredecessor(carrier, localNode(static_cast<int>(t), patch.id()));
+          break;
+        }
+      }
     }
   }
 
@@ -512,6 +532,7 @@ CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patch
   graph.grid = &grid;
   graph.rank = rank;
   graph.blockLayouts = blockLayouts ? std::move(blockLayouts) : std::make_shared<BlockLayouts>();
+  graph.carriedInPlace = order.carriedInPlace;
   std::vector<PatchSet> patchSets;
   for (int original : order.order) {
     const Entry& entry = m_entries[static_cast<std::size_t>(original)];

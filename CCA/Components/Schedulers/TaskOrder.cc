@@ -25,10 +25,11 @@ int chainPosition(const std::vector<int>& chain, int task) {
 
 std::map<const VarLabel*, std::vector<int>> collectWriters(const std::vector<const Task*>& tasks) {
   std::map<const VarLabel*, std::vector<int>> chains;
-  // Computing tasks first, so that each chain starts with its producer.
+  // Computing tasks first, so that each chain starts with its producer (a
+  // task that carries the label forward from OldDW computes it in NewDW).
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     for (const Task::Dependency& dep : tasks[i]->dependencies()) {
-      if (dep.access != Task::Access::Computes) continue;
+      if (dep.access != Task::Access::Computes && !dep.carriesForward()) continue;
       auto& chain = chains[dep.label];
       if (!chain.empty()) {
         TESSERA_FAIL("variable '" << dep.label->name() << "' in NewDW is computed by two tasks: '"
@@ -41,7 +42,7 @@ std::map<const VarLabel*, std::vector<int>> collectWriters(const std::vector<con
   }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     for (const Task::Dependency& dep : tasks[i]->dependencies()) {
-      if (dep.access != Task::Access::Modifies) continue;
+      if (dep.access != Task::Access::Modifies || dep.carriesForward()) continue;
       auto found = chains.find(dep.label);
       TESSERA_REQUIRE_THROWS(found != chains.end(),
                              "task '" << tasks[i]->name() << "' modifies '" << dep.label->name()
@@ -87,6 +88,72 @@ std::vector<std::vector<Edge>> collectEdges(
   return before;
 }
 
+// Write-after-read edges: a task that carries a label forward from OldDW
+// runs after every other task reading the old version. Only for labels no
+// task reads with ghost cells (see Task::modifiesVar(WhichDW, label)).
+std::set<const VarLabel*> carriedLabels(const std::vector<const Task*>& tasks) {
+  std::set<const VarLabel*> carried;
+  std::set<const VarLabel*> withGhosts;
+  for (const Task* task : tasks) {
+    for (const Task::Dependency& dep : task->dependencies()) {
+      if (dep.carriesForward()) carried.insert(dep.label);
+      if (dep.access == Task::Access::Requires && dep.numGhost > 0) withGhosts.insert(dep.label);
+    }
+  }
+  for (const VarLabel* label : withGhosts)
+    carried.erase(label);
+  return carried;
+}
+
+void addCarryEdges(const std::vector<const Task*>& tasks, const std::set<const VarLabel*>& carried,
+                   std::vector<std::vector<Edge>>& before) {
+  for (std::size_t c = 0; c < tasks.size(); ++c) {
+    for (const Task::Dependency& carry : tasks[c]->dependencies()) {
+      if (!carry.carriesForward() || !carried.count(carry.label)) continue;
+      for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (i == c) continue;
+        for (const Task::Dependency& dep : tasks[i]->dependencies()) {
+          if (dep.access == Task::Access::Requires && dep.dw == Task::OldDW &&
+              dep.label == carry.label)
+            before[c].push_back({static_cast<int>(i), carry.label});
+        }
+      }
+    }
+  }
+}
+
+// Kahn's algorithm; among ready tasks the earliest added runs first, so the
+// order is the same on every rank and for every run. Empty on a cycle.
+std::vector<int> topologicalOrder(const std::vector<std::vector<Edge>>& before,
+                                  std::set<int>* unsorted) {
+  const std::size_t n = before.size();
+  std::vector<int> pending(n, 0);
+  std::vector<std::vector<int>> after(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::set<int> distinct;
+    for (const Edge& e : before[i])
+      distinct.insert(e.from);
+    pending[i] = static_cast<int>(distinct.size());
+    for (int from : distinct)
+      after[static_cast<std::size_t>(from)].push_back(static_cast<int>(i));
+  }
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (std::size_t i = 0; i < n; ++i)
+    if (pending[i] == 0) ready.push(static_cast<int>(i));
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int next = ready.top();
+    ready.pop();
+    order.push_back(next);
+    for (int successor : after[static_cast<std::size_t>(next)])
+      if (--pending[static_cast<std::size_t>(successor)] == 0) ready.push(successor);
+  }
+  if (order.size() == n) return order;
+  for (std::size_t i = 0; i < n; ++i)
+    if (pending[i] > 0 && unsorted) unsorted->insert(static_cast<int>(i));
+  return {};
+}
+
 std::string describeCycle(const std::vector<const Task*>& tasks,
                           const std::vector<std::vector<Edge>>& before,
                           const std::set<int>& unsorted) {
@@ -123,35 +190,24 @@ TaskOrder orderTasks(const std::vector<const Task*>& tasks) {
   TaskOrder result;
   result.writerChains = collectWriters(tasks);
   const auto before = collectEdges(tasks, result.writerChains);
+  if (tasks.empty()) return result;
 
-  std::vector<int> pending(tasks.size(), 0);
-  std::vector<std::vector<int>> after(tasks.size());
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    std::set<int> distinct;
-    for (const Edge& e : before[i])
-      distinct.insert(e.from);
-    pending[i] = static_cast<int>(distinct.size());
-    for (int from : distinct)
-      after[static_cast<std::size_t>(from)].push_back(static_cast<int>(i));
+  // Carrying forward in place needs the write-after-read edges; when they
+  // close a cycle (a reader of the old version needs the new one), the
+  // carries copy instead and the order is the one without them.
+  const std::set<const VarLabel*> carried = carriedLabels(tasks);
+  if (!carried.empty()) {
+    auto withCarries = before;
+    addCarryEdges(tasks, carried, withCarries);
+    result.order = topologicalOrder(withCarries, nullptr);
+    if (!result.order.empty()) {
+      result.carriedInPlace = carried;
+      return result;
+    }
   }
-  // Kahn's algorithm; among ready tasks the earliest added runs first, so the
-  // order is the same on every rank and for every run.
-  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-  for (std::size_t i = 0; i < tasks.size(); ++i)
-    if (pending[i] == 0) ready.push(static_cast<int>(i));
-  while (!ready.empty()) {
-    const int next = ready.top();
-    ready.pop();
-    result.order.push_back(next);
-    for (int successor : after[static_cast<std::size_t>(next)])
-      if (--pending[static_cast<std::size_t>(successor)] == 0) ready.push(successor);
-  }
-  if (result.order.size() != tasks.size()) {
-    std::set<int> unsorted;
-    for (std::size_t i = 0; i < tasks.size(); ++i)
-      if (pending[i] > 0) unsorted.insert(static_cast<int>(i));
-    TESSERA_FAIL(describeCycle(tasks, before, unsorted));
-  }
+  std::set<int> unsorted;
+  result.order = topologicalOrder(before, &unsorted);
+  if (result.order.empty()) TESSERA_FAIL(describeCycle(tasks, before, unsorted));
   return result;
 }
 

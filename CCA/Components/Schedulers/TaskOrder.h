@@ -6,6 +6,7 @@
 #include "CCA/Ports/Task.h"
 
 #include <map>
+#include <set>
 #include <vector>
 
 namespace tessera {
@@ -16,6 +17,9 @@ struct TaskOrder {
   std::map<const VarLabel*, std::vector<int>> writerChains;
   // The order to run the tasks in (indices into the task list).
   std::vector<int> order;
+  // The labels carried forward from OldDW in place (Task::modifiesVar(OldDW,
+  // label)); the other carried labels are copied.
+  std::set<const VarLabel*> carriedInPlace;
 };
 
 // Throws Error on a missing or duplicate producer, or a cycle.
