@@ -251,7 +251,10 @@ def chart(summary, path):
     panels = len(problems) + (1 if prk_rows else 0)
     if panels == 0:
         return False
-    fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels, 4.8), squeeze=False)
+    # The PRK panel has a group of bars per case: as wide as it needs.
+    widths = [4.2] * len(problems) + ([max(4.2, 0.9 * len(prk_rows))] if prk_rows else [])
+    fig, axes = plt.subplots(1, panels, figsize=(sum(widths), 5.2), squeeze=False,
+                             gridspec_kw={"width_ratios": widths})
     width = 0.8 / len(cores)
     for ax, (resolution, patch, radius) in zip(axes[0], problems):
         for n, core in enumerate(cores):
@@ -283,13 +286,20 @@ def chart(summary, path):
                    label=f"sus {mode}")
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
         ax.set_xticks(range(len(prk_rows)))
-        ax.set_xticklabels(groups, fontsize=6)
+        ax.set_xticklabels(groups, fontsize=7, rotation=30, ha="right")
+        for g, row in enumerate(prk_rows):
+            best = max(row["results"][mode]["ratio_to_reference"] for mode in MODES)
+            ax.annotate(f"{best:.2f}", (g, best), ha="center", va="bottom", fontsize=7)
         ax.set_title("PRK Stencil: sus / prk-reference (median rates)", fontsize=9)
         ax.set_ylabel("ratio of the PRK's MFlops/s")
         ax.legend(fontsize=7)
-    fig.suptitle(f"Stencils, median of {summary['runs']} interleaved runs (- best); "
-                 "labels: fraction of the bandwidth limit (dashed, triad at 32 B/element "
-                 f"/ {BYTES_PER_CELL_UPDATE} B per update)", fontsize=9)
+    title = f"Stencils, median of {summary['runs']} interleaved runs"
+    if problems:
+        title += (" (- best); heat labels: fraction of the bandwidth limit (dashed, triad at "
+                  f"32 B/element / {BYTES_PER_CELL_UPDATE} B per update)")
+    if prk_rows:
+        title += "; PRK labels: the fastest mode's ratio"
+    fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     return True
