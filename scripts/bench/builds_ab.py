@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Before and after of a change: two builds of sus (the commit before a change
+and the change, say) run the same problems in one invocation, interleaved
+(each configuration once per round), every pair of runs checked for the same
+digests; median and best of --runs. The references of the problem's own
+benchmark run beside them where they exist (prk-reference for the PRK, the
+fused Burgers loop), so that a change of the machine's speed shows too.
+
+  --problem prk      the PRK Stencil (stencil.py's cases), 1 core, --mode
+  --problem burgers  Burgers (burgers.py's 128^3 deck and layout), 1 core, every mode
+  --problem gemm     the GEMM (gemm.py's shapes), 1 rank of 2 threads
+
+usage: scripts/bench/builds_ab.py --problem prk --before build-before --after build
+       [--runs 5] [--mode async] [--small]
+A benchmark, not a test: it asserts nothing about time.
+"""
+import argparse
+import pathlib
+import statistics
+import sys
+import tempfile
+import types
+
+import burgers
+import gemm
+import stencil
+from benchlib import LARGE_DECK
+
+PRK_CASES = [(2, 8192, 4, r) for r in (1, 2)] + [(3, 512, 2, r) for r in (1, 2)]
+BURGERS_STEPS = 20
+
+
+def prk_runs(args, tmp, builds):
+    """(case, name) -> a callable giving (rate, digest) for each configuration."""
+    runs = {}
+    for axes, n, p, r in PRK_CASES:
+        if args.small:
+            n //= 4
+        case = f"PRK {axes}D {n}^{axes} r={r}"
+        reference = types.SimpleNamespace(build=builds["after"], huge_pages=1)
+        runs[(case, "reference")] = (
+            lambda a=axes, n=n, r=r: stencil.run_prk_reference(reference, tmp, 1, a, n, r)[::2])
+        for name, build in builds.items():
+            options = types.SimpleNamespace(build=build, huge_pages=1)
+            runs[(case, name)] = (lambda o=options, a=axes, n=n, p=p, r=r:
+                                  stencil.run_prk(o, tmp, args.mode, 1, a, n, p, r)[::2])
+    return runs
+
+
+def burgers_runs(args, tmp, builds):
+    runs = {}
+    runs[("Burgers 1 core", "reference")] = (
+        lambda: burgers.run_reference(builds["after"], "fused-huge", 1, BURGERS_STEPS, 128))
+    for mode in stencil.MODES:
+        for name, build in builds.items():
+            runs[(f"Burgers {mode} 1 core", name)] = (
+                lambda b=build, m=mode: burgers.run_sus(b, LARGE_DECK, m, 1, BURGERS_STEPS))
+    return runs
+
+
+def gemm_runs(args, tmp, builds):
+    runs = {}
+    for shape in gemm.SHAPES:
+        name_, m, n, k = shape
+        if args.small:
+            shape = (name_, m // 4, n // 4, k // 4)
+        for name, build in builds.items():
+            options = types.SimpleNamespace(build=build, deck=gemm.GEMM_DECK, scheduler=None)
+            runs[(f"GEMM {shape[0]} 1 rank", name)] = (
+                lambda o=options, s=shape: (gemm.run_sus(o, tmp, s, 1, gemm.TESSERA_TIMESTEPS)
+                                            ["gflops"], None))
+    return runs
+
+
+def main():
+    options = argparse.ArgumentParser(description=__doc__,
+                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    options.add_argument("--problem", choices=["prk", "burgers", "gemm"], required=True)
+    options.add_argument("--before", type=pathlib.Path, required=True, help="build directory")
+    options.add_argument("--after", type=pathlib.Path, required=True, help="build directory")
+    options.add_argument("--runs", type=int, default=5)
+    options.add_argument("--mode", default="async", choices=stencil.MODES, help="PRK only")
+    options.add_argument("--small", action="store_true", help="smaller problems: a smoke test")
+    args = options.parse_args()
+    if args.runs < 5 and not args.small:
+        sys.exit("--runs must be at least 5")
+    builds = {"before": args.before.resolve(), "after": args.after.resolve()}
+    make = {"prk": prk_runs, "burgers": burgers_runs, "gemm": gemm_runs}[args.problem]
+    with tempfile.TemporaryDirectory(prefix="tessera-builds-ab-") as scratch:
+        runs = make(args, pathlib.Path(scratch), builds)
+        rates = {key: [] for key in runs}
+        for round_ in range(args.runs):
+            digests = {}
+            for (case, name), run in runs.items():
+                rate, digest = run()
+                rates[(case, name)].append(rate)
+                if digest is not None:
+                    # Burgers: every mode and the reference end on one field.
+                    digests.setdefault("Burgers" if args.problem == "burgers" else case,
+                                       set()).add(digest)
+            for case, found in digests.items():
+                if len(found) != 1:
+                    sys.exit(f"{case}: the runs end on different digests {sorted(found)}")
+            print(f"round {round_ + 1}/{args.runs} done", flush=True)
+    cases = list(dict.fromkeys(case for case, _ in runs))
+    print("\n| problem | reference | before | after | after / before |")
+    print("|---|---|---|---|---|")
+    for case in cases:
+        cells = []
+        for name in ["reference", "before", "after"]:
+            samples = rates.get((case, name))
+            cells.append(f"{statistics.median(samples):.4g} (best {max(samples):.4g})"
+                         if samples else "")
+        after = statistics.median(rates[(case, "after")])
+        before = statistics.median(rates[(case, "before")])
+        print(f"| {case} | {' | '.join(cells)} | {after / before:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
