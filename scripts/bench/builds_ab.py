@@ -111,9 +111,11 @@ def main():
             samples = rates.get((case, name))
             cells.append(f"{statistics.median(samples):.4g} (best {max(samples):.4g})"
                          if samples else "")
-        after = statistics.median(rates[(case, "after")])
-        before = statistics.median(rates[(case, "before")])
-        print(f"| {case} | {' | '.join(cells)} | {after / before:.3f} |")
+        ratio = ""
+        if (case, "after") in rates:
+            after = statistics.median(rates[(case, "after")])
+            ratio = f"{after / statistics.median(rates[(case, 'before')]):.3f}"
+        print(f"| {case} | {' | '.join(cells)} | {ratio} |")
 
 
 if __name__ == "__main__":
