@@ -27,7 +27,6 @@ import stencil
 from benchlib import LARGE_DECK
 
 PRK_CASES = [(2, 8192, 4, r) for r in (1, 2)] + [(3, 512, 2, r) for r in (1, 2)]
-BURGERS_STEPS = 20
 
 
 def prk_runs(args, tmp, builds):
@@ -50,11 +49,11 @@ def prk_runs(args, tmp, builds):
 def burgers_runs(args, tmp, builds):
     runs = {}
     runs[("Burgers 1 core", "reference")] = (
-        lambda: burgers.run_reference(builds["after"], "fused-huge", 1, BURGERS_STEPS, 128))
+        lambda: burgers.run_reference(builds["after"], "fused-huge", 1, args.steps, 128))
     for mode in stencil.MODES:
         for name, build in builds.items():
             runs[(f"Burgers {mode} 1 core", name)] = (
-                lambda b=build, m=mode: burgers.run_sus(b, LARGE_DECK, m, 1, BURGERS_STEPS))
+                lambda b=build, m=mode: burgers.run_sus(b, LARGE_DECK, m, 1, args.steps))
     return runs
 
 
@@ -81,6 +80,8 @@ def main():
     options.add_argument("--runs", type=int, default=5)
     options.add_argument("--mode", default="async", choices=stencil.MODES, help="PRK only")
     options.add_argument("--small", action="store_true", help="smaller problems: a smoke test")
+    options.add_argument("--steps", type=int, default=20,
+                         help="Burgers only: timesteps per run (burgers.py's 20 by default)")
     args = options.parse_args()
     if args.runs < 5 and not args.small:
         sys.exit("--runs must be at least 5")
