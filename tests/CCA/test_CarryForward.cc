@@ -6,6 +6,8 @@
 // per patch group, on 1 and 2 ranks.
 #include <gtest/gtest.h>
 
+#include "TestHelpers.h"
+
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Components/Schedulers/TaskGraph.h"
@@ -25,18 +27,11 @@
 namespace tessera {
 namespace {
 
+using tessera::testing::errorOf;
+
 // A value no two cells share, exact in double.
 double f(const IntVector& c) {
   return c.x + 100.0 * c.y + 10000.0 * c.z + 0.5;
-}
-
-std::string errorOf(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
 }
 
 struct Case {
