@@ -1015,7 +1015,7 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesTheMessageARankWaitsFor) {
   }
 
   SchedulerOptions options;
-  options.watchdogSeconds = 1.0;
+  options.watchdogSeconds = 0.25;  // what the waiting rank waits for
   const auto scheduler = makeScheduler(GetParam(), m_world, options);
   std::int64_t wrong = 0;
   scheduler->beginGraph("halo");
@@ -1070,7 +1070,7 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesTheMessageARankWaitsFor) {
       EXPECT_TRUE(contains(message, "message from rank 0")) << message;
       EXPECT_TRUE(contains(message, "phase 0")) << message;
       EXPECT_TRUE(contains(message, "graph 'halo'")) << message;
-      EXPECT_TRUE(contains(message, "no progress for 1 s")) << message;
+      EXPECT_TRUE(contains(message, "no progress for 0.25 s")) << message;
     } else {
       EXPECT_NO_THROW(scheduler->execute(broken, oldDW, newDW)) << "rank " << rank;
     }
@@ -1118,7 +1118,7 @@ TEST_P(DeviceSchedulerModeTest, WatchdogNamesASendAFailedPeerNeverReceives) {
   bool fail = size > 1;
   std::int64_t wrong = 0;
   SchedulerOptions options;
-  options.watchdogSeconds = 1.0;  // what the test waits for
+  options.watchdogSeconds = 0.25;  // what the test waits for
   options.controlThread = SchedulerOptions::ControlThread::Never;
   const auto scheduler = makeScheduler(GetParam(), m_world, options);
   const Communicator side = Communicator::duplicate(m_world.get());

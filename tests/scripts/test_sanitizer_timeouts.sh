@@ -25,7 +25,7 @@ check() {  # check NAME CONDITION...
 
 timeouts() {  # timeouts SANITIZER: configures $WORK/tree, writes $WORK/SANITIZER.json
   local sanitizer="$1"
-  if ! "$CMAKE" -S "$SOURCE" -B "$WORK/tree" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  if ! "$CMAKE" -S "$SOURCE" -B "$WORK/tree" -G "Unix Makefiles" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DTESSERA_SANITIZER="$sanitizer" > "$WORK/configure.log" 2>&1; then
     echo "configuring with TESSERA_SANITIZER='$sanitizer' failed:"
     tail -n 30 "$WORK/configure.log"
@@ -86,6 +86,28 @@ EOF
 )"
   check "sanitizer builds scale every scheduler test's TIMEOUT, thread more than address" [ -z "$findings" ]
   [ -z "$findings" ] || echo "$findings" | sed 's/^/     /'
+fi
+
+if $configured; then
+  # scripts/test-sanitizers builds the target scheduler_tests alone: it must
+  # depend on the executable behind every scheduler test (read from the last
+  # tree's Makefile2, where each dependency is one "all:" rule).
+  missing="$(python3 - "$WORK" <<'EOF'
+import json, pathlib, re, sys
+work = pathlib.Path(sys.argv[1])
+tests = json.loads((work / "none.json").read_text())["tests"]
+wanted = set()
+for t in tests:
+    props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    if "scheduler" in (props.get("LABELS") or []):  # test_X, test_X_np2, test_X_np2_t2: test_X
+        wanted.add(re.match(r"test_[A-Za-z]+", t["name"]).group(0))
+rules = (work / "tree" / "CMakeFiles" / "Makefile2").read_text()
+built = set(re.findall(r"^\S*/scheduler_tests\.dir/all: \S*/(test_\w+)\.dir/all$", rules, re.M))
+print(" ".join(sorted(wanted - built)) if wanted else "no scheduler tests")
+EOF
+)" || missing="(could not read the tree: $missing)"
+  check "the target scheduler_tests builds every scheduler test's executable" [ -z "$missing" ]
+  [ -z "$missing" ] || echo "     not built by scheduler_tests: $missing"
 fi
 
 check "scripts/test-sanitizers passes no ctest --timeout (the TIMEOUT property would override it)" \
