@@ -136,7 +136,8 @@ class Layout {
           b.size = m_size;
           b.m = m_size + 2;
           b.u = Cells(static_cast<std::size_t>(b.m * b.m * b.m), hugePages);
-          b.next = Cells(static_cast<std::size_t>(b.m * b.m * b.m), hugePages);
+          b.next = Cells(static_cast<std::size_t>(b.m * b.m * b.m), hugePages,
+                         Cells::kStagger);  // not in u's cache sets (Cells says why)
           m_blocks.push_back(std::move(b));
         }
   }

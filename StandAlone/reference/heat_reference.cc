@@ -200,7 +200,8 @@ int run(const Options& options) {
         b.index = {bx, by, bz};
         b.lo = {bx * size, by * size, bz * size};
         b.u = Cells(static_cast<std::size_t>(g.m * g.m * g.m), options.hugePages);
-        b.next = Cells(static_cast<std::size_t>(g.m * g.m * g.m), options.hugePages);
+        b.next = Cells(static_cast<std::size_t>(g.m * g.m * g.m), options.hugePages,
+                       Cells::kStagger);  // not in u's cache sets (Cells says why)
         blocks.push_back(std::move(b));
       }
   auto blockAt = [&](std::array<int, 3> at) -> Block* {
