@@ -108,11 +108,26 @@ void forEachRowOnHost(const std::string& label, const ExecSpace& space, const Bo
       label, split.policy(space), KOKKOS_LAMBDA(int index) { split.forRowsOf(index, rows); });
 }
 
+// The rowEnds of a loop that has none (parallelFor's, and stencilFor's in
+// StencilLoops.h): never called, and no second kernel on a device.
+struct NoRowEnds {
+  KOKKOS_INLINE_FUNCTION void operator()(int, int) const {}
+  template <class Outputs>
+  KOKKOS_INLINE_FUNCTION void operator()(int, int, const Outputs&) const {}
+};
+template <class RowEnds>
+constexpr bool hasRowEnds = !std::is_same_v<RowEnds, NoRowEnds>;
+
 // Runs body(i, j, k) for every cell of `box` on `space` (asynchronously: the
-// caller fences when it needs the results).
-template <class ExecSpace, class Body>
+// caller fences when it needs the results), and rowEnds(j, k) once for every
+// x row of `box`, for the cells beyond the row's ends (the rest of a row a
+// stencil cannot reach). On the host rowEnds runs right after its row, whose
+// first and last cache lines it shares (a loop of its own would fetch a line
+// per cell again); on a device it is a second kernel over the rows. rowEnds
+// must not write a cell of `box`.
+template <class ExecSpace, class Body, class RowEnds>
 void parallelFor(const std::string& label, const ExecSpace& space, const Box& box,
-                 const Body& body) {
+                 const Body& body, const RowEnds& rowEnds) {
   if (box.empty()) return;
   if constexpr (runsOnHost<ExecSpace>) {
     const int loX = box.lo().x;
@@ -124,37 +139,23 @@ void parallelFor(const std::string& label, const ExecSpace& space, const Box& bo
       TESSERA_SIMD
       for (int i = loX; i < hiX; ++i)
         body(i, j, k);
+      if constexpr (hasRowEnds<RowEnds>) rowEnds(j, k);
     });
   } else {
     Kokkos::parallel_for(label, cellPolicy(space, box), body);
+    if constexpr (hasRowEnds<RowEnds>) {
+      using RowPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>>;
+      Kokkos::parallel_for(label,
+                           RowPolicy(space, {box.lo().y, box.lo().z}, {box.hi().y, box.hi().z}),
+                           KOKKOS_LAMBDA(int j, int k) { rowEnds(j, k); });
+    }
   }
 }
 
-// As parallelFor, and rowEnds(j, k) once for every x row of `box`, for the
-// cells beyond the row's ends (the rest of a row a stencil cannot reach).
-// On the host it runs right after its row, whose first and last cache lines
-// it shares (a loop of its own would fetch a line per cell again); on a
-// device it is a second kernel over the rows. rowEnds must not write a
-// cell of `box`.
-template <class ExecSpace, class Body, class RowEnds>
+template <class ExecSpace, class Body>
 void parallelFor(const std::string& label, const ExecSpace& space, const Box& box,
-                 const Body& body, const RowEnds& rowEnds) {
-  if (box.empty()) return;
-  if constexpr (runsOnHost<ExecSpace>) {
-    const int loX = box.lo().x;
-    const int hiX = box.hi().x;
-    forEachRowOnHost(label, space, box, [=](int j, int k) {
-      TESSERA_SIMD
-      for (int i = loX; i < hiX; ++i)
-        body(i, j, k);
-      rowEnds(j, k);
-    });
-  } else {
-    Kokkos::parallel_for(label, cellPolicy(space, box), body);
-    using RowPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<int>>;
-    Kokkos::parallel_for(label, RowPolicy(space, {box.lo().y, box.lo().z}, {box.hi().y, box.hi().z}),
-                         KOKKOS_LAMBDA(int j, int k) { rowEnds(j, k); });
-  }
+                 const Body& body) {
+  parallelFor(label, space, box, body, NoRowEnds{});
 }
 
 template <class Body>

@@ -32,13 +32,8 @@ using StencilOutputs = Kokkos::Array<CellArray<T>, NumOutputs>;
 // the extra cells of an x face): written with the row, they cost nothing,
 // since the row's first and last cells share their cache lines, where a
 // loop of their own touches a cache line per value. It may write only
-// cells that no body and no other row's call reads or writes.
-struct NoRowEnds {
-  template <class Outputs>
-  KOKKOS_INLINE_FUNCTION void operator()(int, int, const Outputs&) const {}
-};
-template <class RowEnds>
-constexpr bool hasRowEnds = !std::is_same_v<RowEnds, NoRowEnds>;
+// cells that no body and no other row's call reads or writes. NoRowEnds
+// (LoopHelpers.h) is none.
 
 // One x row of a stencil on the host, shared by the untiled and the tiled
 // host loops so that both compile to the same inner loop.
