@@ -5,7 +5,7 @@ bandwidth, on 1 and 2 cores, and the PRK Stencil's figure of merit, all
 measured in one invocation.
 
 Heat (inputs/Stencil/heat.yaml): u_t = alpha Laplacian(u) by explicit Euler,
-the star of radius r = 1 and 2, on
+the stars of radius r = 1 to 4, on
   256^3 cells in 64^3 patches (grid.level.patches=[4,4,4]) and
   128^3 cells in 32^3 patches (the same layout),
 22 timesteps of which the first 2 are a warm-up: the rate counts the cell
@@ -75,7 +75,7 @@ PRK_DECKS = {2: ROOT / "inputs" / "Stencil" / "prk_2d.yaml",
 # (cells per axis, patches per axis)
 CASES = [(256, 4), (128, 4)]
 QUICK_CASES = [(128, 4)]
-RADII = [1, 2]
+RADII = [1, 2, 3, 4]
 WARMUP = 2
 STEPS = 20
 # Pinned here, and given to sus and heat-reference alike.
@@ -248,15 +248,21 @@ def chart(summary, path):
             problems.append(key)
     names = REFERENCES + MODES
     labels = ["hand-written\none array", "hand-written\nblocks"] + [f"sus {m}" for m in MODES]
-    panels = len(problems) + (1 if prk_rows else 0)
-    if panels == 0:
+    if not problems and not prk_rows:
         return False
+    # One row of panels per heat problem size (a panel per radius), and the
+    # PRK below them across the whole width.
+    sizes = list(dict.fromkeys((resolution, patch) for resolution, patch, _ in problems))
+    radii = list(dict.fromkeys(radius for _, _, radius in problems))
+    columns = max(1, len(radii))
+    rows = len(sizes) + (1 if prk_rows else 0)
     # The PRK panel has a group of bars per case: as wide as it needs.
-    widths = [4.2] * len(problems) + ([max(4.2, 0.9 * len(prk_rows))] if prk_rows else [])
-    fig, axes = plt.subplots(1, panels, figsize=(sum(widths), 5.2), squeeze=False,
-                             gridspec_kw={"width_ratios": widths})
+    fig = plt.figure(figsize=(max(4.2 * columns, 0.9 * len(prk_rows)), 4.6 * rows))
+    grid = fig.add_gridspec(rows, columns)
+    heat_axes = [fig.add_subplot(grid[sizes.index((resolution, patch)), radii.index(radius)])
+                 for resolution, patch, radius in problems]
     width = 0.8 / len(cores)
-    for ax, (resolution, patch, radius) in zip(axes[0], problems):
+    for ax, (resolution, patch, radius) in zip(heat_axes, problems):
         for n, core in enumerate(cores):
             row = next(r for r in summary["heat"] if r["resolution"] == resolution and
                        r["radius"] == radius and r["cores"] == core)
@@ -276,7 +282,7 @@ def chart(summary, path):
         ax.set_ylabel("cell updates per second (1e8)")
         ax.legend(fontsize=7)
     if prk_rows:
-        ax = axes[0][-1]
+        ax = fig.add_subplot(grid[rows - 1, :])
         groups = [f"{row['axes']}D {row['resolution']}, r={row['radius']}\n{row['cores']} rank(s)"
                   for row in prk_rows]
         width = 0.8 / len(MODES)
