@@ -127,8 +127,9 @@ def digest_of(stdout, what):
     return found.group(1)
 
 
-def run_sus_heat(args, tmp, mode, ranks, resolution, patches, radius):
-    """Cell updates per second of the timed steps (from --stats) and the digest."""
+def run_sus_heat(args, tmp, mode, ranks, resolution, patches, radius, extra=()):
+    """Cell updates per second of the timed steps (from --stats) and the digest;
+    `extra`: more sus options (e.g. --set scheduler.tiling=false)."""
     stats = tmp / f"stats-{mode}-{ranks}-{resolution}-{radius}.jsonl"
     cmd = mpirun(ranks, bind="core") + [
         str(args.build / "StandAlone" / "sus"), "--quiet", "--scheduler", mode,
@@ -141,7 +142,7 @@ def run_sus_heat(args, tmp, mode, ranks, resolution, patches, radius):
         "--set", "time.max_time=1.0e9",
         "--set", f"stencil.alpha={ALPHA}",
         "--set", f"time.timestep_multiplier={MULTIPLIER}",
-        "--set", "stencil.wavenumber=1",
+        "--set", "stencil.wavenumber=1", *extra,
         str(args.deck)]
     env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
     what = " ".join(cmd)
