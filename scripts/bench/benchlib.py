@@ -1,6 +1,8 @@
 """What the benchmark scripts share: where things are, how to start MPI
-runs, and the command-line options every benchmark takes."""
+runs, the command-line options every benchmark takes, and how results are
+written and charted."""
 import argparse
+import json
 import os
 import pathlib
 
@@ -39,3 +41,20 @@ def pyplot():
         print("matplotlib not found (Debian: apt-get install python3-matplotlib): no chart written")
         return None
     return plt
+
+
+def bar_positions(groups, series, index, width):
+    """The x of series `index` (of `series`) in each of `groups` bar groups,
+    side by side around the group's tick."""
+    return [g + (index - (series - 1) / 2) * width for g in range(groups)]
+
+
+def write_results(out, name, summary, chart):
+    """Writes NAME.json and, when chart(summary, path) draws one, NAME.png
+    into `out`, and says what it wrote."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(summary, indent=2) + "\n")
+    written = [out / f"{name}.json"]
+    if chart(summary, out / f"{name}.png"):
+        written.append(out / f"{name}.png")
+    print("wrote " + " and ".join(str(w) for w in written))

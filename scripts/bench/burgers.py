@@ -23,14 +23,13 @@ and, with matplotlib (Debian: python3-matplotlib), a PNG chart.
 usage: scripts/bench/burgers.py [--runs 5] [--out bench-results] [--build build]
 A benchmark, not a test: it asserts nothing about time.
 """
-import json
 import os
 import re
 import statistics
 import subprocess
 import sys
 
-from benchlib import ROOT, mpirun, parser
+from benchlib import ROOT, bar_positions, mpirun, parser, pyplot, write_results
 MODES = ["host", "sync", "async"]
 REFERENCES = ["fused", "fused-huge", "patches"]
 LAYOUT = "[4,4,4]"
@@ -70,12 +69,8 @@ def run_reference(build, layout, cores, steps, resolution):
 
 
 def chart(summary, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib not found (Debian: apt-get install python3-matplotlib): no chart written")
+    plt = pyplot()
+    if plt is None:
         return False
     cores = summary["cores"]
     names = REFERENCES + MODES
@@ -85,7 +80,7 @@ def chart(summary, path):
         rows = summary["results"][str(core)]
         medians = [rows[name]["median"] / 1e8 for name in names]
         best = [rows[name]["best"] / 1e8 for name in names]
-        xs = [x + (n - (len(cores) - 1) / 2) * width for x in range(len(names))]
+        xs = bar_positions(len(names), len(cores), n, width)
         bars = ax.bar(xs, medians, width, label=f"{core} core(s)")
         ax.scatter(xs, best, marker="_", color="black", zorder=3)
         for x, name, value in zip(xs, names, medians):
@@ -156,12 +151,7 @@ def main():
             print(f"{core:>5}  {labels.get(name, 'sus ' + name):<24} {row['median']:10.3e} "
                   f"{row['best']:10.3e} {fused:>8} {huge:>8} {patches:>9}")
     print(f"digests: {', '.join(sorted(digests))} ({'identical' if len(digests) == 1 else 'DIFFER'})")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "burgers.json").write_text(json.dumps(summary, indent=2) + "\n")
-    written = [args.out / "burgers.json"]
-    if chart(summary, args.out / "burgers.png"):
-        written.append(args.out / "burgers.png")
-    print("wrote " + " and ".join(str(w) for w in written))
+    write_results(args.out, "burgers", summary, chart)
     if len(digests) != 1:
         sys.exit("the runs ended on different digests")
 

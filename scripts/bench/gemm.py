@@ -53,7 +53,7 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import ROOT, mpirun, parser, pyplot
+from benchlib import ROOT, bar_positions, mpirun, parser, pyplot, write_results
 
 GEMM_DECK = ROOT / "inputs" / "Gemm" / "gemm.yaml"
 # (name, m, n, k)
@@ -209,7 +209,7 @@ def chart(summary, path):
     fig, ax = plt.subplots(figsize=(8, 4.8))
     width = 0.8 / len(series)
     for n, (label, get) in enumerate(series):
-        xs = [x + (n - (len(series) - 1) / 2) * width for x in range(len(shapes))]
+        xs = bar_positions(len(shapes), len(series), n, width)
         medians = [get(s)["median"] for s in shapes]
         ax.bar(xs, medians, width, label=label)
         ax.scatter(xs, [get(s)["best"] for s in shapes], marker="_", color="black", zorder=3)
@@ -359,12 +359,7 @@ def main():
               f"{cell(row, 'tessera_2_ranks_over_scalapack', fmt='{:.2f}')} | "
               + " | ".join(byte_cells) + " |")
     print()
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "gemm.json").write_text(json.dumps(summary, indent=2) + "\n")
-    written = [args.out / "gemm.json"]
-    if chart(summary, args.out / "gemm.png"):
-        written.append(args.out / "gemm.png")
-    print("wrote " + " and ".join(str(w) for w in written))
+    write_results(args.out, "gemm", summary, chart)
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ import subprocess
 import sys
 import tempfile
 
-from benchlib import ROOT, mpirun, parser, pyplot
+from benchlib import ROOT, bar_positions, mpirun, parser, pyplot, write_results
 
 MODES = ["host", "sync", "async"]
 # The hand-written heat-reference twice: one array (fused), and the same blocks as sus's patches.
@@ -269,7 +269,7 @@ def chart(summary, path):
                        r["radius"] == radius and r["cores"] == core)
             medians = [row["results"][name]["median"] / 1e8 for name in names]
             best = [row["results"][name]["best"] / 1e8 for name in names]
-            xs = [x + (n - (len(cores) - 1) / 2) * width for x in range(len(names))]
+            xs = bar_positions(len(names), len(cores), n, width)
             bars = ax.bar(xs, medians, width, label=f"{core} core(s)")
             ax.scatter(xs, best, marker="_", color="black", zorder=3)
             for x, name, value in zip(xs, names, medians):
@@ -288,7 +288,7 @@ def chart(summary, path):
                   for row in prk_rows]
         width = 0.8 / len(MODES)
         for m, mode in enumerate(MODES):
-            xs = [g + (m - (len(MODES) - 1) / 2) * width for g in range(len(prk_rows))]
+            xs = bar_positions(len(prk_rows), len(MODES), m, width)
             ax.bar(xs, [row["results"][mode]["ratio_to_reference"] for row in prk_rows], width,
                    label=f"sus {mode}")
         ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
@@ -490,12 +490,7 @@ def main():
         all_identical = all_identical and found["identical"]
         print(f"digests {problem}: {', '.join(found['digests'])} "
               f"({'identical' if found['identical'] else 'DIFFER'})")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "stencil.json").write_text(json.dumps(summary, indent=2) + "\n")
-    written = [out / "stencil.json"]
-    if chart(summary, out / "stencil.png"):
-        written.append(out / "stencil.png")
-    print("wrote " + " and ".join(str(w) for w in written))
+    write_results(out, "stencil", summary, chart)
     if not all_identical:
         sys.exit("the runs of one problem ended on different digests")
 

@@ -12,13 +12,12 @@ Writes tiling.json and, with matplotlib, tiling.png into --out
 (docs/bench by default) and prints the markdown table of docs/benchmarks.md.
   usage: scripts/bench/tiling.py [--build build] [--runs 5] [--out DIR]
 """
-import json
 import statistics
 import sys
 import tempfile
 import pathlib
 
-from benchlib import ROOT, parser, pyplot
+from benchlib import ROOT, bar_positions, parser, pyplot, write_results
 from stencil import CASES, HEAT_DECK, RADII, rel, run_sus_heat, sci
 
 MODES = ["sync", "async"]
@@ -33,7 +32,7 @@ def chart(summary, path):
     fig, ax = plt.subplots(figsize=(max(8.0, 0.5 * len(rows)), 4.8))
     width = 0.8 / len(MODES)
     for m, mode in enumerate(MODES):
-        xs = [g + (m - (len(MODES) - 1) / 2) * width for g in range(len(rows))]
+        xs = bar_positions(len(rows), len(MODES), m, width)
         ax.bar(xs, [row[mode]["tiled_over_untiled"] for row in rows], width, label=mode)
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1)
     ax.set_xticks(range(len(rows)))
@@ -93,12 +92,7 @@ def main():
             print(f"| {n}^3 | {n // p}^3 | {r} | {core} | {mode} | {sci(tiled)} | {sci(untiled)} "
                   f"| {tiled / untiled:.3f} |")
         summary["cases"].append(row)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "tiling.json").write_text(json.dumps(summary, indent=2) + "\n")
-    written = [args.out / "tiling.json"]
-    if chart(summary, args.out / "tiling.png"):
-        written.append(args.out / "tiling.png")
-    print("wrote " + " and ".join(str(w) for w in written))
+    write_results(args.out, "tiling", summary, chart)
 
 
 if __name__ == "__main__":
