@@ -8,6 +8,7 @@
 #include "Core/Grid/Box.h"
 #include "Core/Parallel/LoopHelpers.h"
 #include "Core/Parallel/StencilLoops.h"
+#include "Core/Parallel/StreamingStores.h"
 #include "Core/Parallel/TileChooser.h"
 #include "Core/Util/Error.h"
 #include "Core/Util/Trace.h"
@@ -21,9 +22,13 @@
 
 namespace tessera {
 
-// How stencil loops are tiled, set by the scheduler.
+// How stencil loops are tiled, and whether rows written whole may bypass
+// the caches; set by the scheduler.
 struct TilingOptions {
   bool enabled = false;
+  // scheduler.streaming_stores: kernels that write arrays whole, row by
+  // row, may use streaming stores (StreamingStores.h) on the host.
+  bool streamingStores = true;
   std::size_t scratchpadBytes = 65536;        // a device's software-managed memory
   std::size_t cacheBytes = hostCacheBytes();  // what a host tile fits (chooseHostTile)
   std::optional<IntVector> tile;              // explicit shape; otherwise chosen per kernel
@@ -44,6 +49,22 @@ class ExecutionContext {
   const std::string& label() const { return m_label; }
   Space space() const { return m_space; }
   const TilingOptions& tiling() const { return m_tiling; }
+  // Whether a kernel may write rows it writes whole with streaming stores
+  // (streamRow): on a CPU that has them, unless scheduler.streaming_stores
+  // is false. Elsewhere streamRow would be an ordinary loop per row, which
+  // a device runs badly: a kernel asks first and writes per cell otherwise.
+  bool streamsRows() const {
+    return m_tiling.streamingStores && kStreamingStoresAvailable &&
+           (m_space == Space::Host || runsOnHost<Kokkos::DefaultExecutionSpace>);
+  }
+  // How many rows of a box of `extent` cells a sweep along z should take
+  // at a time so that the planes a stencil of `footprint` reuses stay in
+  // the per-core cache (chooseHostTile's rows; all of them on a device,
+  // whose loops are not swept plane by plane).
+  int cacheBlockRows(const IntVector& extent, const StencilFootprint& footprint) const {
+    if (m_space == Space::Device && !runsOnHost<Kokkos::DefaultExecutionSpace>) return extent.y;
+    return chooseHostTile(extent, footprint, m_tiling.cacheBytes, 1).y;
+  }
   // Counts a kernel a task launched itself (a library call, a team kernel).
   void countKernel() { ++m_kernels; }
   // Records each kernel as a slice on `track` (sus --trace); null: off.

@@ -10,6 +10,8 @@
 
 #include "Core/Grid/Box.h"
 
+#include "Core/Parallel/StreamingStores.h"
+
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -101,11 +103,17 @@ void forEachRowOnHost(const std::string& label, const ExecSpace& space, const Bo
   static_assert(runsOnHost<ExecSpace>, "row loops are for host execution spaces");
   if (box.volume() <= kInlineCells) {
     forEachRowInline(box, rows);
+    streamFence();
     return;
   }
   const HostRows split(space, box);
   Kokkos::parallel_for(
-      label, split.policy(space), KOKKOS_LAMBDA(int index) { split.forRowsOf(index, rows); });
+      label, split.policy(space), KOKKOS_LAMBDA(int index) {
+        split.forRowsOf(index, rows);
+        // A row may have used streaming stores (StreamingStores.h): they
+        // are in memory before anyone reads them.
+        streamFence();
+      });
 }
 
 // The rowEnds of a loop that has none (parallelFor's, and stencilFor's in

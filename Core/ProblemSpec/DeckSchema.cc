@@ -67,6 +67,9 @@ Schema schedulerSchema() {
       .optional("tiling", VT::Bool,
                 "tile stencils in the device modes: staged in scratch on a device, cache "
                 "blocks on the host (default true; host mode never tiles)")
+      .optional("streaming_stores", VT::Bool,
+                "let kernels write arrays they write whole with streaming stores on the "
+                "host, bypassing the caches (default true)")
       .optional("cache_bytes", VT::Int, "the per-core cache a host tile fits (default: L2)")
       .range("cache_bytes", 64)
       .optional("tile", VT::TileSpec, "kernel tile size, or auto")

@@ -1,9 +1,10 @@
 """A deck gives bitwise the same fields, and the same analysis results (exact
 sums, printed to the last digit), for any rank count (1 to 16, 8 and 16
 oversubscribed), load balancer, patch layout, scheduler mode (host, sync,
-async), tiled or not, tile shape, thread count (1 and 2 device threads per
-rank), and with or without patch groups. The layouts assume 32 cells along
-each axis (16 work too: the jacobi deck).
+async), tiled or not, tile shape, cache blocks, streaming stores or not,
+thread count (1 and 2 device threads per rank), and with or without patch
+groups. The layouts assume 32 cells along each axis (16 work too: the
+jacobi deck).
 
 usage: test_digest_invariance.py --sus S --mpirun M [--mpirun-flag F]... DECK [--quick] [--set K=V]...
 
@@ -59,6 +60,11 @@ CONFIGURATIONS = [
     # Untiled kernels in the device modes.
     (2, ["scheduler.type=async", "scheduler.tiling=false"]),
     (1, ["scheduler.type=sync", "scheduler.tiling=false"]),
+    # Ordinary stores where kernels would stream whole rows, and cache
+    # blocks of a few rows (the PRK's 3D sweep blocks where its planes do
+    # not fit scheduler.cache_bytes).
+    (1, ["scheduler.streaming_stores=false"]),
+    (2, ["scheduler.type=host", "scheduler.cache_bytes=4096"]),
     # async with its control thread at work during kernels, and without.
     (2, ["scheduler.type=async", "scheduler.control_thread=always"]),
     (3, ["scheduler.type=async", "scheduler.control_thread=never"]),
@@ -82,6 +88,8 @@ QUICK = [
     (1, ["scheduler.patch_groups=false", "scheduler.type=host"]),
     (2, ["scheduler.type=async", "scheduler.control_thread=always"]),
     (1, ["scheduler.type=async", "scheduler.patch_groups=false"]),
+    (1, ["scheduler.streaming_stores=false"]),
+    (2, ["scheduler.type=host", "scheduler.cache_bytes=4096"]),
 ]
 QUICK_THREADED = [
     (1, ["scheduler.type=async"]),

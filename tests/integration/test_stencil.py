@@ -82,6 +82,7 @@ def main():
             stable_timestep(sus, decks / "heat.yaml", work, check)
         if "prk" in parts:
             prk_validation(sus, decks, check)
+            prk_streamed_rows(sus, decks, check)
         if "jacobi" in parts:
             jacobi(sus, decks / "jacobi.yaml", check)
         if "bad-decks" in parts:
@@ -232,6 +233,22 @@ def prk_validation(sus, decks, check):
                   run.returncode == 0 and "Solution validates" in run.stdout and mean is not None
                   and abs(mean - sweeps * axes) < 1e-8 and run.analysis.get("reference norm") == sweeps * axes
                   and rate is not None and float(rate.group(1)) > 0, run.describe())
+
+
+def prk_streamed_rows(sus, decks, check):
+    """Rows of 256 points and more are padded to whole cache lines and the new `in` is
+    streamed: the same digests as ordinary stores, on 1 and 2 ranks."""
+    sets = ["grid.level.resolution=[512,24,1]", "grid.level.patches=[2,2,1]",
+            "grid.level.upper=[512.0,24.0,1.0]", "stencil.radius=2", "time.max_timesteps=4"]
+    runs = {(ranks, streaming): sus.run(str(decks / "prk_2d.yaml"), ranks=ranks,
+                                        sets=[*sets, f"scheduler.streaming_stores={streaming}"])
+            for ranks in (1, 2) for streaming in ("true", "false")}
+    reference = runs[(1, "false")]
+    for (ranks, streaming), run in runs.items():
+        check(f"PRK 2D 512 x 24 on {ranks} rank(s), streaming_stores {streaming}: validates, "
+              "the digests of 1 rank without streaming",
+              run.returncode == 0 and "Solution validates" in run.stdout and run.digests
+              and run.digests == reference.digests, run.describe())
 
 
 def jacobi(sus, deck, check):

@@ -251,6 +251,8 @@ SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
   options.tiling.cacheBytes = static_cast<std::size_t>(
       spec->get<int>("cache_bytes", static_cast<int>(options.tiling.cacheBytes)));
   options.tileStencils = spec->get<bool>("tiling", options.tileStencils);
+  options.tiling.streamingStores =
+      spec->get<bool>("streaming_stores", options.tiling.streamingStores);
   options.watchdogSeconds = spec->get<double>("watchdog_seconds", options.watchdogSeconds);
   options.patchGroups = spec->get<bool>("patch_groups", options.patchGroups);
   const std::string controlThread = spec->get<std::string>("control_thread", "auto");

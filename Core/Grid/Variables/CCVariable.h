@@ -23,6 +23,33 @@
 
 namespace tessera {
 
+// The box a variable over `box` allocates: its rows padded in x so that a
+// cell whose x is a multiple of a cache line's worth of values starts a
+// cache line (the allocation itself is line-aligned), when that costs at
+// most 1/16 more memory (rows of about 224 values or more). The rows of a
+// patch whose x origin and extent are multiples of that are then whole
+// lines: what streaming stores need (StreamingStores.h), since a partial
+// line, written the ordinary way among streamed ones, stalls on the read
+// of that line (a microbenchmark of 64-value rows, 2026-11-26: 0.78x the
+// ordinary stores' speed 66 values apart, 1.26x 72 apart and aligned).
+template <class T>
+Box rowAlignedStorage(const Box& box) {
+  constexpr int kLineBytes = 64;
+  if constexpr (sizeof(T) > kLineBytes || kLineBytes % sizeof(T) != 0) {
+    return box;
+  } else {
+    constexpr int kCells = kLineBytes / static_cast<int>(sizeof(T));
+    if (box.empty()) return box;
+    // Rounds down, also below zero (extra cells and ghosts lie there).
+    const auto floorTo = [](int x) { return (x >= 0 ? x : x - (kCells - 1)) / kCells * kCells; };
+    IntVector lo = box.lo(), hi = box.hi();
+    lo.x = floorTo(lo.x);
+    hi.x = -floorTo(-hi.x);
+    const int padding = (hi.x - lo.x) - box.size().x;
+    return 16 * padding <= box.size().x ? Box(lo, hi) : box;
+  }
+}
+
 template <class T>
 class CCVariable : public GridVariableBase {
  public:
@@ -36,9 +63,9 @@ class CCVariable : public GridVariableBase {
   // (Kokkos 3.4's OpenMP backend refuses initialising kernels off the master thread).
   explicit CCVariable(const Box& box, const std::string& label = "CCVariable")
       : m_box(box),
-        m_storageBox(box),
+        m_storageBox(rowAlignedStorage<T>(box)),
         m_data(Kokkos::view_alloc(label, Kokkos::WithoutInitializing),
-               static_cast<std::size_t>(box.empty() ? 0 : box.volume())) {
+               static_cast<std::size_t>(box.empty() ? 0 : m_storageBox.volume())) {
     // Untouched so far: the first sweep faults the pages in, huge where granted.
     if constexpr (std::is_same_v<typename MemorySpace::memory_space, Kokkos::HostSpace>)
       adviseHugePages(m_data.data(), m_data.span() * sizeof(T));
@@ -71,8 +98,9 @@ class CCVariable : public GridVariableBase {
                                                                                 {hi.z, hi.y, hi.x}),
           KOKKOS_LAMBDA(int k, int j, int i) { a(i, j, k) = value; });
     } else {
-      const std::int64_t n = m_box.volume();
-      T* data = a.data();
+      // The rows' padding too: one loop over the allocation.
+      const auto n = static_cast<std::int64_t>(m_data.span());
+      T* data = m_data.data();
       Kokkos::parallel_for(
           "CCVariable::fill", Kokkos::RangePolicy<Kokkos::DefaultExecutionSpace>(0, n),
           KOKKOS_LAMBDA(const std::int64_t idx) { data[idx] = value; });
