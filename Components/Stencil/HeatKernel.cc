@@ -11,9 +11,10 @@ namespace {
 
 // One explicit Euler step, u + dt alpha Laplacian(u), with the radius known
 // at compile time so that the loop over the star's arms unrolls.
-template <int R>
+template <int R, class RowEnds>
 void eulerStep(ExecutionContext& exec, const Box& box, const CellArray<const double>& uOld,
-               const CellArray<double>& uNew, const StarWeights& s, const Vector3& c) {
+               const CellArray<double>& uNew, const StarWeights& s, const Vector3& c,
+               const RowEnds& rowEnds) {
   // c_a = dt alpha / dx_a^2
   const double w0 = s.w[0];
   const Kokkos::Array<double, kMaxRadius + 1> w = s.w;
@@ -32,7 +33,8 @@ void eulerStep(ExecutionContext& exec, const Box& box, const CellArray<const dou
           dzz += w[d] * (u(i, j, k - d) + u(i, j, k + d));
         }
         out[0](i, j, k) = centre + (c.x * dxx + c.y * dyy + c.z * dzz);
-      });
+      },
+      rowEnds);
 }
 
 }  // namespace
@@ -107,20 +109,41 @@ void HeatKernel::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW
   const Vector3 dx = group.spacing();
   const double a = newDW.delT() * m_parameters.alpha;
   const Vector3 c{a / (dx.x * dx.x), a / (dx.y * dx.y), a / (dx.z * dx.z)};
+  // The Dirichlet values of the x faces go with the rows of the stencil
+  // (rowEnds), as in Burgers: each shares its cache line with the row's
+  // first or last cell, where a loop of their own fetches a line per value
+  // (470 of 3750 us per step on 128^3, one core: `sus --trace`).
+  const HeatSolutionAt exact(m_exact, newDW.time());
+  const Box interior = group.interior();
+  const int westLo = group.hasBoundaryCondition(Face::XMinus)
+                         ? group.extraCellBox(Face::XMinus).lo().x
+                         : interior.lo().x;
+  const int eastHi = group.hasBoundaryCondition(Face::XPlus)
+                         ? group.extraCellBox(Face::XPlus).hi().x
+                         : interior.hi().x;
+  const int westHi = interior.lo().x, eastLo = interior.hi().x;
+  const auto xFaces = KOKKOS_LAMBDA(int j, int k, const StencilOutputs<double, 1>& out) {
+    for (int i = westLo; i < westHi; ++i) out[0](i, j, k) = exact(i, j, k);
+    for (int i = eastLo; i < eastHi; ++i) out[0](i, j, k) = exact(i, j, k);
+  };
   switch (r) {
-    case 1: eulerStep<1>(exec, group.interior(), uOld, uNew, m_weights, c); break;
-    case 2: eulerStep<2>(exec, group.interior(), uOld, uNew, m_weights, c); break;
-    case 3: eulerStep<3>(exec, group.interior(), uOld, uNew, m_weights, c); break;
-    default: eulerStep<4>(exec, group.interior(), uOld, uNew, m_weights, c); break;
+    case 1: eulerStep<1>(exec, interior, uOld, uNew, m_weights, c, xFaces); break;
+    case 2: eulerStep<2>(exec, interior, uOld, uNew, m_weights, c, xFaces); break;
+    case 3: eulerStep<3>(exec, interior, uOld, uNew, m_weights, c, xFaces); break;
+    default: eulerStep<4>(exec, interior, uOld, uNew, m_weights, c, xFaces); break;
   }
-  applyBoundaryConditions(group, uNew, newDW.time(), exec);
+  // The rest of the extra cells: the y and z faces, which hold the x
+  // faces' cells beyond the interior's rows (edges and corners) too.
+  applyBoundaryConditions(group, uNew, newDW.time(), exec,
+                          {Face::YMinus, Face::YPlus, Face::ZMinus, Face::ZPlus});
 }
 
 void HeatKernel::applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
-                                         double t, ExecutionContext& exec) const {
+                                         double t, ExecutionContext& exec,
+                                         std::initializer_list<Face> which) const {
   Kokkos::Array<Box, 6> faces;
   int count = 0;
-  for (const Face face : allFaces()) {
+  for (const Face face : which) {
     if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
   }
   const HeatSolutionAt exact(m_exact, t);

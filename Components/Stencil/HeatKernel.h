@@ -6,6 +6,8 @@
 #include "Components/Stencil/ExactSolutions.h"
 #include "Components/Stencil/StencilKernel.h"
 
+#include <initializer_list>
+
 namespace tessera::stencil {
 
 class HeatKernel final : public StencilKernel {
@@ -34,8 +36,9 @@ class HeatKernel final : public StencilKernel {
                    ExecutionContext& exec) const;
   void computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                      ExecutionContext& exec) const;
+  // Dirichlet values at time t in the extra cells of the faces `which`.
   void applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u, double t,
-                               ExecutionContext& exec) const;
+                               ExecutionContext& exec, std::initializer_list<Face> which) const;
 
   StencilParameters m_parameters;
   StarWeights m_weights;
