@@ -96,23 +96,24 @@ void forEachRowInline(const Box& box, const Rows& rows) {
       rows(j, k);
 }
 
-// Calls rows(j, k) for every x row of `box` on a host space.
-template <class ExecSpace, class Rows>
+// Calls rows(j, k) for every x row of `box` on a host space. With
+// FenceStreams, each thread ends its share with a store fence: its rows may
+// have used streaming stores (StreamingStores.h), which must be in memory
+// before anyone reads them.
+template <bool FenceStreams = false, class ExecSpace, class Rows>
 void forEachRowOnHost(const std::string& label, const ExecSpace& space, const Box& box,
                       const Rows& rows) {
   static_assert(runsOnHost<ExecSpace>, "row loops are for host execution spaces");
   if (box.volume() <= kInlineCells) {
     forEachRowInline(box, rows);
-    streamFence();
+    if constexpr (FenceStreams) streamFence();
     return;
   }
   const HostRows split(space, box);
   Kokkos::parallel_for(
       label, split.policy(space), KOKKOS_LAMBDA(int index) {
         split.forRowsOf(index, rows);
-        // A row may have used streaming stores (StreamingStores.h): they
-        // are in memory before anyone reads them.
-        streamFence();
+        if constexpr (FenceStreams) streamFence();
       });
 }
 
@@ -140,7 +141,8 @@ void parallelFor(const std::string& label, const ExecSpace& space, const Box& bo
   if constexpr (runsOnHost<ExecSpace>) {
     const int loX = box.lo().x;
     const int hiX = box.hi().x;
-    forEachRowOnHost(label, space, box, [=](int j, int k) {
+    // rowEnds may stream the rows it writes (the PRK's new `in` does).
+    forEachRowOnHost<hasRowEnds<RowEnds>>(label, space, box, [=](int j, int k) {
       // The cells of a parallel_for are independent (Kokkos's contract):
       // say so, or the compiler must assume the body's output arrays alias
       // its inputs and its own captures, and keeps the row scalar.

@@ -2,7 +2,9 @@
 """Before and after of a change: two builds of sus (the commit before a change
 and the change, say) run the same problems in one invocation, interleaved
 (each configuration once per round), every pair of runs checked for the same
-digests; median and best of --runs. The references of the problem's own
+digests; median and best of --runs (every other round in the reverse order,
+so that neither build always runs first: with a fixed order, the second
+build of the same program measured 3-5 % slower). The references of the problem's own
 benchmark run beside them where they exist (prk-reference for the PRK, the
 fused Burgers loop), so that a change of the machine's speed shows too.
 
@@ -92,7 +94,13 @@ def main():
         rates = {key: [] for key in runs}
         for round_ in range(args.runs):
             digests = {}
-            for (case, name), run in runs.items():
+            # Every other round backwards: a run directly after another of
+            # the same problem may find the machine (caches, page cache,
+            # clock) as the first left it, so neither build always goes first.
+            order = list(runs.items())
+            if round_ % 2:
+                order.reverse()
+            for (case, name), run in order:
                 rate, digest = run()
                 rates[(case, name)].append(rate)
                 if digest is not None:
