@@ -88,6 +88,24 @@ class ExecutionContext {
     onSpace([&](const auto& space) { tessera::parallelFor(m_label, space, box, body, rowEnds); });
   }
 
+  // rows(j, k) once for every x row of `box`, for a kernel that writes
+  // whole rows with streamRow (StreamingStores.h): each thread ends its
+  // share with a store fence, so what it streamed is in memory before the
+  // task ends. Host spaces only: ask streamsRows() first.
+  template <class Rows>
+  void streamedRows(const Box& box, const Rows& rows) {
+    count(box);
+    const TraceScope traced(m_trace, "streamedRows", "kernel");
+    onSpace([&](const auto& space) {
+      if constexpr (runsOnHost<std::decay_t<decltype(space)>>) {
+        forEachRowOnHost<true>(m_label, space, box, rows);
+      } else {
+        TESSERA_REQUIRE_THROWS(false, m_label << ": streamedRows on a device space "
+                                              << "(streamsRows() is false there)");
+      }
+    });
+  }
+
   // body(i) for begin <= i < end: loops over one axis.
   template <class Body>
   void parallelFor(int begin, int end, const Body& body) {

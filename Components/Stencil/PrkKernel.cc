@@ -71,22 +71,17 @@ void prkRows(ExecutionContext& exec, const Box& box, const Box& block,
     // (writing `out` only) then the chunk of the new `in`, so that the
     // streamed stores come between the loads instead of in one burst.
     constexpr int kChunk = 1024;
-    const Box rowsOfBlock(block.lo(), {block.lo().x + 1, block.hi().y, block.hi().z});
-    exec.parallelFor(
-        rowsOfBlock, KOKKOS_LAMBDA(int, int, int) {},
-        KOKKOS_LAMBDA(int j, int k) {
-          const double* from = &inOld(loX, j, k);
-          for (int x0 = loX; x0 < hiX; x0 += kChunk) {
-            const int x1 = hiX - x0 < kChunk ? hiX : x0 + kChunk;
-            const int a = x0 > westEnd ? x0 : westEnd;
-            const int b = x1 < eastStart ? x1 : eastStart;
-            TESSERA_SIMD
-            for (int i = a; i < b; ++i)
-              out(i, j, k) = star(i, j, k);
-            streamRow(&inNew(x0, j, k), x1 - x0,
-                      [from, x0, loX](int i) { return from[x0 - loX + i] + 1.0; });
-          }
-        });
+    exec.streamedRows(block, [=](int j, int k) {
+      for (int x0 = loX; x0 < hiX; x0 += kChunk) {
+        const int x1 = std::min(x0 + kChunk, hiX);
+        const int a = std::max(x0, westEnd), b = std::min(x1, eastStart);
+        TESSERA_SIMD
+        for (int i = a; i < b; ++i)
+          out(i, j, k) = star(i, j, k);
+        const double* from = &inOld(x0, j, k);
+        streamRow(&inNew(x0, j, k), x1 - x0, [from](int i) { return from[i] + 1.0; });
+      }
+    });
     return;
   }
   exec.parallelFor(

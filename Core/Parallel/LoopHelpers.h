@@ -9,7 +9,6 @@
 // result is the same bits either way.
 
 #include "Core/Grid/Box.h"
-
 #include "Core/Parallel/StreamingStores.h"
 
 #include <Kokkos_Core.hpp>
@@ -97,9 +96,9 @@ void forEachRowInline(const Box& box, const Rows& rows) {
 }
 
 // Calls rows(j, k) for every x row of `box` on a host space. With
-// FenceStreams, each thread ends its share with a store fence: its rows may
-// have used streaming stores (StreamingStores.h), which must be in memory
-// before anyone reads them.
+// FenceStreams, each thread ends its share with a store fence: its rows
+// used streaming stores (StreamingStores.h), which must be in memory before
+// anyone reads them (ExecutionContext::streamedRows).
 template <bool FenceStreams = false, class ExecSpace, class Rows>
 void forEachRowOnHost(const std::string& label, const ExecSpace& space, const Box& box,
                       const Rows& rows) {
@@ -141,8 +140,7 @@ void parallelFor(const std::string& label, const ExecSpace& space, const Box& bo
   if constexpr (runsOnHost<ExecSpace>) {
     const int loX = box.lo().x;
     const int hiX = box.hi().x;
-    // rowEnds may stream the rows it writes (the PRK's new `in` does).
-    forEachRowOnHost<hasRowEnds<RowEnds>>(label, space, box, [=](int j, int k) {
+    forEachRowOnHost(label, space, box, [=](int j, int k) {
       // The cells of a parallel_for are independent (Kokkos's contract):
       // say so, or the compiler must assume the body's output arrays alias
       // its inputs and its own captures, and keeps the row scalar.

@@ -54,20 +54,18 @@ TEST(StreamingStores, StreamRowComputesEveryValueAcrossChunks) {
 }
 
 TEST(StreamingStores, RowsStreamedFromAKernelAreThereWhenItEnds) {
-  // A parallelFor's rowEnds streams whole rows of another variable, as the
-  // PRK's sweep does, on every thread of the default space.
+  // A row loop that fences its threads' streams (what
+  // ExecutionContext::streamedRows runs) streams whole rows, as the PRK's
+  // sweep does, on every thread of the default space.
   const Box box({-3, -1, 0}, {300, 41, 30});
   const CCVariable<double> target(box);
   target.fill(kSentinel);
   const CellArray<double> t = target.array();
   const int loX = box.lo().x;
   const int width = box.size().x;
-  parallelFor(
-      "stream rows", Kokkos::DefaultExecutionSpace(), Box(box.lo(), {loX + 1, 41, 30}),
-      KOKKOS_LAMBDA(int, int, int) {},
-      KOKKOS_LAMBDA(int j, int k) {
-        streamRow(&t(loX, j, k), width, [=](int i) { return valueAt(loX + i) + 100.0 * j + k; });
-      });
+  forEachRowOnHost<true>("stream rows", Kokkos::DefaultExecutionSpace(), box, [=](int j, int k) {
+    streamRow(&t(loX, j, k), width, [=](int i) { return valueAt(loX + i) + 100.0 * j + k; });
+  });
   Kokkos::fence();
   box.forEachCell([&](const IntVector& c) {
     ASSERT_EQ(target(c), valueAt(c.x) + 100.0 * c.y + c.z) << c;
