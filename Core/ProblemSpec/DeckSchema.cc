@@ -65,8 +65,8 @@ Schema schedulerSchema() {
       .optional("scratchpad_bytes", VT::Int, "per-team scratch memory")
       .range("scratchpad_bytes", 64)
       .optional("tiling", VT::Bool,
-                "tile stencils in the device modes: staged in scratch on a device, cache "
-                "blocks on the host (default true; host mode never tiles)")
+                "tile stencils: cache blocks walked in place on a host execution space (every "
+                "mode), staged in scratch on a device (sync and async; default true)")
       .optional("streaming_stores", VT::Bool,
                 "let kernels write arrays they write whole with streaming stores on the "
                 "host, bypassing the caches (default true)")

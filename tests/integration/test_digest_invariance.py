@@ -39,8 +39,8 @@ CONFIGURATIONS = [
     (4, ["grid.level.patches=[3,2,5]", "load_balancer.type=round_robin"]),
     (3, ["grid.level.patches=[1,1,1]"]),
     (2, ["scheduler.rebuild_every_timestep=true"]),
-    # Scheduler modes (the rows above run the decks' async): host runs
-    # untiled kernels, sync and async tile them.
+    # Scheduler modes (the rows above run the decks' async): all three block
+    # their stencils for the cache on a CPU.
     (1, ["scheduler.type=host"]),
     (1, ["scheduler.type=sync"]),
     (2, ["scheduler.type=sync"]),
@@ -57,9 +57,10 @@ CONFIGURATIONS = [
     # Patch groups off (they are on by default in every mode).
     (1, ["scheduler.patch_groups=false", "scheduler.type=host"]),
     (3, ["scheduler.patch_groups=false", "grid.level.patches=[3,2,5]", "scheduler.type=host"]),
-    # Untiled kernels in the device modes.
+    # Untiled kernels, in every mode.
     (2, ["scheduler.type=async", "scheduler.tiling=false"]),
     (1, ["scheduler.type=sync", "scheduler.tiling=false"]),
+    (1, ["scheduler.type=host", "scheduler.tiling=false"]),
     # Ordinary stores where kernels would stream whole rows, and cache
     # blocks of a few rows (the PRK's 3D sweep blocks where its planes do
     # not fit scheduler.cache_bytes).

@@ -2,6 +2,7 @@
 
 #include "CCA/Components/Schedulers/ExecutionState.h"
 #include "CCA/Components/Schedulers/Watchdog.h"
+#include "Core/Parallel/LoopHelpers.h"
 
 #include <algorithm>
 
@@ -9,9 +10,14 @@ namespace tessera {
 
 HostScheduler::HostScheduler(const Communicator& world, const SchedulerOptions& options)
     : GraphScheduler(world, [&] {
-        SchedulerOptions untiled = options;
-        untiled.tiling.enabled = false;  // host.sync runs kernels untiled
-        return untiled;
+        // host.sync offloads nothing, so it never stages tiles in a
+        // scratchpad; on a CPU its stencils are blocked for the cache like
+        // every other mode's (tiles walked in place), or untiled when
+        // scheduler.tiling is false.
+        SchedulerOptions blocked = options;
+        blocked.tiling.enabled =
+            options.tileStencils && runsOnHost<Kokkos::DefaultExecutionSpace>;
+        return blocked;
       }()) {}
 
 void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
