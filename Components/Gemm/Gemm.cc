@@ -60,14 +60,6 @@ Schema Gemm::deckSchema() const {
 
 void Gemm::problemSetup(const ProblemSpec& deck, Grid& grid) {
   (void)grid;
-  for (const char* section : {"output", "checkpoint"}) {
-    if (deck.has(section)) {
-      throw deck.errorAtKey(section,
-                            "the gemm component's block variables are not archived yet: "
-                            "remove the " +
-                                std::string(section) + " section");
-    }
-  }
   const ProblemSpec spec = deck.section("gemm");
   gemm::Request request;
   request.shape = {spec.get<int>("m"), spec.get<int>("n"), spec.get<int>("k")};

@@ -32,7 +32,9 @@ class Gemm final : public Application {
   void scheduleAnalysis(const Level& level, Scheduler& sched) override;
 
   const VarLabel* stableTimestepLabel() const override { return m_delT; }
-  std::vector<const VarLabel*> stateLabels() const override { return {m_c}; }
+  // What a checkpoint holds and a restart restores: A and B are carried
+  // from step to step, C is what each step updates.
+  std::vector<const VarLabel*> stateLabels() const override { return {m_a, m_b, m_c}; }
   std::vector<std::pair<std::string, double>> analysisResults(
       const DataWarehouse& dw) const override;
   std::vector<std::string> analysisReport(const DataWarehouse& dw,

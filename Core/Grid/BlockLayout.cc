@@ -3,7 +3,10 @@
 #include "Core/Util/Error.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <ostream>
+#include <sstream>
 
 namespace tessera {
 
@@ -64,6 +67,63 @@ BlockRef BlockLayout::resolve(const BlockRef& ref) const {
 std::int64_t BlockLayout::size(const BlockRef& ref) const {
   const BlockRef r = resolve(ref);
   return (r.rowEnd - r.rowBegin) * extent(r.block).cols;
+}
+
+std::int64_t BlockLayout::arrayRows() const {
+  std::int64_t rows = 0;
+  for (const BlockExtent& e : m_extents)
+    if (e.size() > 0) rows = std::max(rows, e.row0 + e.rows);
+  return rows;
+}
+
+std::int64_t BlockLayout::arrayCols() const {
+  std::int64_t cols = 0;
+  for (const BlockExtent& e : m_extents)
+    if (e.size() > 0) cols = std::max(cols, e.col0 + e.cols);
+  return cols;
+}
+
+std::string BlockLayout::whyNotOneArray() const {
+  const std::int64_t rows = arrayRows(), cols = arrayCols();
+  std::ostringstream why;
+  constexpr std::int64_t kIndexLimit = std::numeric_limits<std::int32_t>::max();
+  if (rows > kIndexLimit || cols > kIndexLimit) {
+    why << "its " << rows << " x " << cols << " array has more rows or columns than the digest's "
+        << "32-bit indices allow (" << kIndexLimit << ")";
+    return why.str();
+  }
+  std::int64_t covered = 0;
+  for (int b = 0; b < numBlocks(); ++b) {
+    const BlockExtent& e = m_extents[static_cast<std::size_t>(b)];
+    if (e.row0 < 0 || e.col0 < 0) {
+      why << "block " << b << " starts at (" << e.row0 << ", " << e.col0 << "), outside the array";
+      return why.str();
+    }
+    covered += e.size();
+  }
+  // Blocks inside the array whose sizes add up to it tile it unless two
+  // overlap; overlaps are found by sorting the blocks by corner.
+  std::vector<const BlockExtent*> sorted;
+  for (const BlockExtent& e : m_extents)
+    if (e.size() > 0) sorted.push_back(&e);
+  std::sort(sorted.begin(), sorted.end(), [](const BlockExtent* a, const BlockExtent* b) {
+    return a->row0 != b->row0 ? a->row0 < b->row0 : a->col0 < b->col0;
+  });
+  for (std::size_t x = 0; x < sorted.size(); ++x)
+    for (std::size_t y = x + 1; y < sorted.size() && sorted[y]->row0 < sorted[x]->row0 + sorted[x]->rows; ++y) {
+      const BlockExtent& a = *sorted[x];
+      const BlockExtent& b = *sorted[y];
+      if (b.col0 < a.col0 + a.cols && a.col0 < b.col0 + b.cols) {
+        why << "two blocks overlap at row " << b.row0 << ", column " << std::max(a.col0, b.col0);
+        return why.str();
+      }
+    }
+  if (covered != rows * cols) {
+    why << "its blocks cover " << covered << " of the " << rows * cols << " entries of its "
+        << rows << " x " << cols << " array";
+    return why.str();
+  }
+  return {};
 }
 
 void BlockLayout::setReceiveBuffers(int n) {

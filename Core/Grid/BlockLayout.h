@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 namespace tessera {
@@ -65,6 +66,14 @@ class BlockLayout {
   BlockRef resolve(const BlockRef& ref) const;
   // Values in the (resolved) part.
   std::int64_t size(const BlockRef& ref) const;
+  // The global array the blocks are cut from: rows and columns from (0, 0)
+  // to the farthest block corner.
+  std::int64_t arrayRows() const;
+  std::int64_t arrayCols() const;
+  // Why the blocks cannot be stored as one array (the archive's need), or
+  // empty: they must tile it, each entry in exactly one block (replicas are
+  // holders of one block, not blocks), and fit the digest's 32-bit indices.
+  std::string whyNotOneArray() const;
 
   // How many parts of this variable brought from other ranks a rank keeps
   // at once (0: all of them). With n, the k-th part a rank receives (in the

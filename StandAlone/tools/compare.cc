@@ -1,7 +1,8 @@
 // tessera-compare: compare two run directories output by output (Uintah's compare_uda).
 //   tessera-compare A B [--abs 1e-9] [--rel 1e-6] [--exact]
 // Two values differ when |a-b| > abs and |a-b| > rel*max(|a|,|b|); --exact
-// compares the stored bits. Every cell of every variable, and every
+// compares the stored bits. Every cell of every variable, every entry of
+// every block variable, and every
 // reduction variable, at every output timestep the two runs share is
 // compared, extra cells included; a restarted run compares with the straight
 // run it continues on the timesteps both wrote (the tool says which, and
@@ -97,6 +98,16 @@ void requireComparable(const ArchiveReader& a, const ArchiveEntry& ea, const Arc
   if (a.variables(ea) != b.variables(eb)) {
     throw NotComparable("the variables differ at timestep " + std::to_string(ea.timestep));
   }
+  const auto da = a.describe(ea), db = b.describe(eb);
+  for (std::size_t v = 0; v < da.size(); ++v) {
+    if (da[v].block && da[v].size != db[v].size) {
+      std::ostringstream why;
+      why << "block variable '" << da[v].name << "' is " << da[v].size.y << " x " << da[v].size.x
+          << " in the first run and " << db[v].size.y << " x " << db[v].size.x
+          << " in the second";
+      throw NotComparable(why.str());
+    }
+  }
 }
 
 }  // namespace
@@ -147,8 +158,13 @@ int main(int argc, char** argv) {
               IntVector{static_cast<int>(c % size.x), static_cast<int>((c / size.x) % size.y),
                         static_cast<int>(c / (static_cast<std::size_t>(size.x) * size.y))};
           std::cout << std::setprecision(17) << "different: '" << name << "' at timestep "
-                    << timestep << " (time " << ea.time << "), cell " << cell << ": " << x
-                    << " vs " << y << " (difference " << std::fabs(x - y) << ")\n";
+                    << timestep << " (time " << ea.time << "), ";
+          if (va.block) {
+            std::cout << "entry (" << cell.y << ", " << cell.x << ")";
+          } else {
+            std::cout << "cell " << cell;
+          }
+          std::cout << ": " << x << " vs " << y << " (difference " << std::fabs(x - y) << ")\n";
           return kDifferent;
         }
         compared += static_cast<std::int64_t>(va.values.size());

@@ -2,8 +2,13 @@
 //   tessera-inspect RUN_DIR                       timesteps and variables
 //   tessera-inspect RUN_DIR --stats [--var u] [--timestep N]
 //                                                 min, max, mean, L2 over the interior cells
+//                                                 (every entry of a block variable)
 //   tessera-inspect RUN_DIR --line u --timestep N --axis x --at 5,7
 //                                                 one line of cells as text: index, position, value
+//   tessera-inspect RUN_DIR --png FILE --var u [--timestep N] [--axis z --at K]
+//                                                 a slice (or a block variable's matrix) as a
+//                                                 PNG: python/tessera_archive/quicklook.py
+//                                                 (matplotlib and h5py), run with python3
 // Exit codes: 0 success, 1 bad input (arguments, missing or unreadable archive).
 
 #include "CCA/Components/DataArchiver/ArchiveReader.h"
@@ -11,12 +16,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -39,12 +51,27 @@ void list(const ArchiveReader& reader) {
   }
   if (!index.outputs.empty()) {
     const ArchiveEntry& first = index.outputs.front();
-    const ArchivedGrid grid = reader.grid(first);
-    std::cout << "grid: resolution " << grid.resolution << ", box " << grid.lower << " to " << grid.upper
-              << ", patches " << grid.patches << ", extra cells " << grid.extraCells << "\n";
-    std::cout << "variables:";
-    for (const std::string& name : reader.variables(first)) std::cout << " " << name;
-    std::cout << "\n";
+    const std::vector<ArchivedVariableInfo> stored = reader.describe(first);
+    const bool anyCells = std::any_of(stored.begin(), stored.end(),
+                                      [](const ArchivedVariableInfo& v) { return !v.block; });
+    const bool anyBlocks = std::any_of(stored.begin(), stored.end(),
+                                       [](const ArchivedVariableInfo& v) { return v.block; });
+    if (anyCells) {
+      const ArchivedGrid grid = reader.grid(first);
+      std::cout << "grid: resolution " << grid.resolution << ", box " << grid.lower << " to "
+                << grid.upper << ", patches " << grid.patches << ", extra cells " << grid.extraCells
+                << "\n";
+      std::cout << "variables:";
+      for (const ArchivedVariableInfo& v : stored)
+        if (!v.block) std::cout << " " << v.name;
+      std::cout << "\n";
+    }
+    if (anyBlocks) {
+      std::cout << "block variables:";
+      for (const ArchivedVariableInfo& v : stored)
+        if (v.block) std::cout << " " << v.name << " (" << v.size.y << " x " << v.size.x << ")";
+      std::cout << "\n";
+    }
   }
 }
 
@@ -76,10 +103,12 @@ void stats(const ArchiveReader& reader, const std::string& only, int timestep) {
       double sum = 0.0;
       double squares = 0.0;
       std::int64_t n = 0;
-      // The interior: [0, resolution) on every axis.
-      for (int k = 0; k < grid.resolution.z; ++k)
-        for (int j = 0; j < grid.resolution.y; ++j)
-          for (int i = 0; i < grid.resolution.x; ++i) {
+      // A cell variable's interior, [0, resolution) on every axis; every
+      // entry of a block variable.
+      const IntVector extent = var.block ? var.size : grid.resolution;
+      for (int k = 0; k < extent.z; ++k)
+        for (int j = 0; j < extent.y; ++j)
+          for (int i = 0; i < extent.x; ++i) {
             const double v = var.at({i, j, k});
             lo = std::min(lo, v);
             hi = std::max(hi, v);
@@ -105,6 +134,10 @@ void line(const ArchiveReader& reader, const std::string& name, int timestep, co
   const ArchiveEntry& entry = reader.output(timestep);
   const ArchivedGrid grid = reader.grid(entry);
   const ArchivedVariable var = reader.read(entry, name);
+  if (var.block) {
+    throw InputError("--line reads cell variables; '" + name +
+                     "' is a block variable (see --png, or python/tessera_archive)");
+  }
   // Check the whole line before printing any of it.
   const IntVector first = axis == 0 ? IntVector{var.indexLo.x, a, b}
                           : axis == 1 ? IntVector{a, var.indexLo.y, b}
@@ -125,6 +158,23 @@ void line(const ArchiveReader& reader, const std::string& name, int timestep, co
   }
 }
 
+// Hands over to the Python quick look (its exit code is ours): matplotlib
+// draws the picture, colour bar and labels as well as any plotting library
+// a C++ tool could link, and h5py reads the file as the Python module does.
+int quickLook(const std::vector<std::string>& arguments) {
+  std::string path = TESSERA_PYTHON_DIR;
+  if (const char* existing = std::getenv("PYTHONPATH"); existing && *existing)
+    path += std::string(":") + existing;
+  ::setenv("PYTHONPATH", path.c_str(), 1);
+  std::vector<char*> argv;
+  for (const std::string& a : arguments)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  throw InputError(std::string("--png needs python3 (with matplotlib and h5py): cannot run it: ") +
+                   std::strerror(errno));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,13 +193,27 @@ int main(int argc, char** argv) {
   app.add_option("--timestep", timestep, "only this output timestep");
   app.add_option("--line", lineVariable, "print one line of cells of this variable");
   app.add_option("--axis", axis, "with --line: x, y or z");
-  app.add_option("--at", at, "with --line: the other two indices, e.g. 5,7 (y,z for a line along x)");
+  app.add_option("--at", at,
+                 "with --line: the other two indices, e.g. 5,7 (y,z for a line along x); with "
+                 "--png: the slice's index along --axis (default: the middle)");
+  std::string png;
+  app.add_option("--png", png, "write a slice of --var (a cell variable: normal to --axis, "
+                               "default z; a block variable: its matrix) as a PNG");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 1;
   }
   try {
+    if (!png.empty()) {
+      if (variable.empty()) throw tessera::InputError("--png needs --var");
+      std::vector<std::string> command{TESSERA_SYSTEM_PYTHON, "-m", "tessera_archive.quicklook", directory,
+                                       "--png", png, "--var", variable};
+      if (timestep >= 0) command.insert(command.end(), {"--timestep", std::to_string(timestep)});
+      if (app.count("--axis") > 0) command.insert(command.end(), {"--axis", axis});
+      if (app.count("--at") > 0) command.insert(command.end(), {"--at", at});
+      return quickLook(command);
+    }
     const tessera::ArchiveReader reader(directory);
     if (!lineVariable.empty()) {
       if (timestep < 0) throw tessera::InputError("--line needs --timestep");

@@ -207,6 +207,11 @@ TEST(GemmLayout, BlocksTileTheMatricesAndTheWordsAreTheModels) {
     EXPECT_TRUE(covers(layout.layoutA(), shape.m, shape.k));
     EXPECT_TRUE(covers(layout.layoutB(), shape.k, shape.n));
     EXPECT_TRUE(covers(layout.layoutC(), shape.m, shape.n));
+    // So the archive can store each as one matrix (BlockLayout::whyNotOneArray).
+    for (const BlockLayout& blocks : {layout.layoutA(), layout.layoutB(), layout.layoutC()})
+      EXPECT_EQ(blocks.whyNotOneArray(), "");
+    EXPECT_EQ(layout.layoutC().arrayRows(), shape.m);
+    EXPECT_EQ(layout.layoutC().arrayCols(), shape.n);
     const BlockLayout a = layout.layoutA(), b = layout.layoutB(), partial = layout.layoutPartial();
     for (int q = 0; q < p->usedRanks(); ++q) {
       std::int64_t words = 0;

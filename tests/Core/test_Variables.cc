@@ -1,3 +1,4 @@
+#include "Core/Grid/BlockLayout.h"
 #include "Core/Grid/Level.h"
 #include "Core/Grid/VarLabel.h"
 #include "Core/Grid/Variables/CCVariable.h"
@@ -246,4 +247,31 @@ TEST(VarLabelRegistry, SameNameOtherTypeIsAnError) {
   }
   EXPECT_THROW(registry.create<MaxVariable<double>>("u"), Error);
   EXPECT_THROW(registry.create<SumVariable<double>>(""), Error);
+}
+
+// The archive stores a block variable as one array: its blocks must tile it.
+TEST(BlockLayout, WhyNotOneArrayNamesGapsOverlapsAndIndexLimits) {
+  BlockLayout tiled;
+  tiled.add({0, 0, 2, 3}, {0});
+  tiled.add({0, 3, 2, 1}, {1, 0});  // replicated: one block, two holders
+  tiled.add({2, 0, 1, 4}, {1});
+  tiled.add({3, 4, 0, 0}, {1});     // empty blocks take no room
+  EXPECT_EQ(tiled.arrayRows(), 3);
+  EXPECT_EQ(tiled.arrayCols(), 4);
+  EXPECT_EQ(tiled.whyNotOneArray(), "");
+
+  BlockLayout gap;
+  gap.add({0, 0, 2, 3}, {0});
+  gap.add({2, 0, 1, 4}, {1});
+  EXPECT_EQ(gap.whyNotOneArray(), "its blocks cover 10 of the 12 entries of its 3 x 4 array");
+
+  BlockLayout overlap;
+  overlap.add({0, 0, 2, 3}, {0});
+  overlap.add({1, 2, 2, 2}, {1});
+  overlap.add({0, 3, 1, 1}, {1});
+  EXPECT_EQ(overlap.whyNotOneArray(), "two blocks overlap at row 1, column 2");
+
+  BlockLayout huge;
+  huge.add({0, 0, 1, std::int64_t{1} << 31}, {0});
+  EXPECT_NE(huge.whyNotOneArray().find("32-bit indices"), std::string::npos);
 }

@@ -155,7 +155,6 @@ def bad_decks(sus, deck, check):
         (3, ["gemm.m=1", "gemm.strategy=[2,1,1]"], r"gemm\.strategy: the grid \[2, 1, 1\] does not fit"),
         (1, ["gemm.strategy=summa"], r"gemm\.strategy.*expected one of cosma, 2d"),
         (3, ["gemm.local=cublas"], r"gemm\.local.*expected one of blas, kokkos"),
-        (1, ["output.timestep_interval=1"], r"output.*not archived"),
         (3, ["gemm.verify=maybe"], r"gemm\.verify"),
     ]
     for ranks, sets, message in cases:

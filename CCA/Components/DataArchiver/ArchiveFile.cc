@@ -1,6 +1,7 @@
 #include "CCA/Components/DataArchiver/ArchiveFile.h"
 
 #include "CCA/Ports/LoadBalancer.h"
+#include "Core/Grid/Variables/BlockDigest.h"
 #include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Grid/Variables/GridVariableFactory.h"
@@ -14,6 +15,8 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <sstream>
 
 namespace tessera {
@@ -73,6 +76,44 @@ RoundSelection selectRound(hid_t fileSpace, const Patch* patch, const IntVector&
     round.memory = H5Dataspace(H5Scopy(round.file.get()), "memory dataspace");
   }
   return round;
+}
+
+// The blocks of a block variable go to /blocks/<label>, one dataset of the
+// whole global array (rows, columns), whatever the layout that wrote it.
+constexpr const char* kBlockGroup = "blocks";
+
+std::string blockPath(const VarLabel* label) { return std::string(kBlockGroup) + "/" + label->name(); }
+
+// This rank's share of one transfer round of a block variable: a block (or
+// nothing) in the file, and the matching memory space.
+RoundSelection selectBlockRound(hid_t fileSpace, const BlockExtent* extent) {
+  RoundSelection round{H5Dataspace(H5Scopy(fileSpace), "selection"), H5Dataspace()};
+  if (extent != nullptr && extent->size() > 0) {
+    const std::array<hsize_t, 2> start{static_cast<hsize_t>(extent->row0),
+                                       static_cast<hsize_t>(extent->col0)};
+    const std::array<hsize_t, 2> count{static_cast<hsize_t>(extent->rows),
+                                       static_cast<hsize_t>(extent->cols)};
+    TESSERA_HDF5_CHECK(H5Sselect_hyperslab(round.file.get(), H5S_SELECT_SET, start.data(), nullptr,
+                                           count.data(), nullptr));
+    round.memory = H5Dataspace(H5Screate_simple(2, count.data(), nullptr), "memory dataspace");
+  } else {
+    TESSERA_HDF5_CHECK(H5Sselect_none(round.file.get()));
+    round.memory = H5Dataspace(H5Scopy(round.file.get()), "memory dataspace");
+  }
+  return round;
+}
+
+// The blocks `rank` writes (those it owns: replicas once) or reads (all it
+// holds), in id order.
+std::vector<int> blocksToWrite(const BlockLayout& layout, int rank) {
+  std::vector<int> owned;
+  for (const int b : layout.blocksOf(rank))
+    if (layout.owner(b) == rank) owned.push_back(b);
+  return owned;
+}
+
+std::string shapeText(std::int64_t rows, std::int64_t cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols);
 }
 
 std::uint64_t digestOfBytes(const std::byte* bytes, std::size_t size) {
@@ -175,6 +216,75 @@ auto writeStep(const Communicator& comm, bool& libraryFailed, Step&& step) {
   });
 }
 
+// This rank's part of one transfer round (`data` null: none).
+void writeRound(const H5Dataset& dataset, hid_t type, const RoundSelection& selection,
+                const H5PropertyList& transfer, const void* data, const VarLabel* label,
+                const std::string& path, int rank) {
+  if (H5Dwrite(dataset.get(), type, selection.memory.get(), selection.file.get(), transfer.get(),
+               data) < 0) {
+    throw H5CallError("writing '" + label->name() + "' failed");
+  }
+  injectIoFault("write", path, rank);
+}
+
+// Once every rank's parts are in: the value type, and the digest of them all.
+void writeDatasetAttributes(const Communicator& comm, bool& libraryFailed, const H5Dataset& dataset,
+                            const VarLabel* label, std::uint64_t localDigest) {
+  const std::uint64_t total = comm.allreduceSumWrapping(localDigest);
+  writeStep(comm, libraryFailed, [&] {
+    writeAttribute(dataset.get(), "value_type", label->valueType());
+    writeAttribute(dataset.get(), "digest", total);
+  });
+}
+
+// The block variables among `labels`: each block written by its owner into
+// the global array, one round of transfers per block the busiest rank owns.
+void writeBlockVariables(const H5File& file, const std::string& path, const Communicator& comm,
+                         const std::vector<const VarLabel*>& labels,
+                         const OnDemandDataWarehouse& dw, const H5PropertyList& transfer,
+                         bool& libraryFailed) {
+  const int rank = comm.rank();
+  std::optional<H5Group> group;
+  for (const VarLabel* label : labels) {
+    if (label->kind() != VarKind::Block) continue;
+    if (!group) {
+      group = writeStep(comm, libraryFailed, [&] {
+        return H5Group(H5Gcreate2(file.get(), kBlockGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                       "group");
+      });
+    }
+    const BlockLayout& layout = dw.blockLayout(label);
+    const hid_t type = hdf5ValueType(label->valueType());
+    const std::array<hsize_t, 2> dims{static_cast<hsize_t>(layout.arrayRows()),
+                                      static_cast<hsize_t>(layout.arrayCols())};
+    const H5Dataspace fileSpace(H5Screate_simple(2, dims.data(), nullptr), "dataspace");
+    const H5Dataset dataset = writeStep(comm, libraryFailed, [&] {
+      return H5Dataset(H5Dcreate2(group->get(), label->name().c_str(), type, fileSpace.get(),
+                                  H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                       "dataset");
+    });
+    const std::vector<int> mine = blocksToWrite(layout, rank);
+    const int rounds = transferRounds(comm, mine.size());
+    std::uint64_t digest = 0;
+    for (int round = 0; round < rounds; ++round) {
+      std::shared_ptr<BlockData> data;
+      writeStep(comm, libraryFailed, [&] {
+        if (round >= static_cast<int>(mine.size())) return;
+        const int block = mine[static_cast<std::size_t>(round)];
+        data = dw.findBlock(label, block);
+        TESSERA_REQUIRE_THROWS(data != nullptr, "cannot save '" << label->name() << "' block "
+                                                                << block << ": not in " << dw.name());
+        digest += blockDigest(*data);
+      });
+      writeStep(comm, libraryFailed, [&] {
+        writeRound(dataset, type, selectBlockRound(fileSpace.get(), data ? &data->extent() : nullptr),
+                   transfer, data && data->bytes() > 0 ? data->data() : nullptr, label, path, rank);
+      });
+    }
+    writeDatasetAttributes(comm, libraryFailed, dataset, label, digest);
+  }
+}
+
 // Everything but creating and closing the file.
 void writeContents(const H5File& file, const std::string& path, const Communicator& comm,
                    const ArchiveStep& step, const Level& level, const std::vector<int>& patchRanks,
@@ -193,6 +303,7 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
   const int rounds = transferRounds(comm, mine.size());
   const H5PropertyList transfer = independentTransfer();
   for (const VarLabel* label : labels) {
+    if (label->kind() == VarKind::Block) continue;  // below
     const hid_t type = hdf5ValueType(label->valueType());
     const H5Dataspace fileSpace(H5Screate_simple(3, dims.data(), nullptr), "dataspace");
     const H5Dataset dataset = writeStep(comm, libraryFailed, [&] {
@@ -216,20 +327,13 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
         digest += var->digest(box);
       });
       writeStep(comm, libraryFailed, [&] {
-        const RoundSelection selection = selectRound(fileSpace.get(), patch, domain.lo());
-        if (H5Dwrite(dataset.get(), type, selection.memory.get(), selection.file.get(),
-                     transfer.get(), buffer.empty() ? nullptr : buffer.data()) < 0) {
-          throw H5CallError("writing '" + label->name() + "' failed");
-        }
-        injectIoFault("write", path, rank);
+        writeRound(dataset, type, selectRound(fileSpace.get(), patch, domain.lo()), transfer,
+                   buffer.empty() ? nullptr : buffer.data(), label, path, rank);
       });
     }
-    const std::uint64_t total = comm.allreduceSumWrapping(digest);
-    writeStep(comm, libraryFailed, [&] {
-      writeAttribute(dataset.get(), "value_type", label->valueType());
-      writeAttribute(dataset.get(), "digest", total);
-    });
+    writeDatasetAttributes(comm, libraryFailed, dataset, label, digest);
   }
+  writeBlockVariables(file, path, comm, labels, dw, transfer, libraryFailed);
   if (!reductions.empty()) {
     const H5Group group = writeStep(comm, libraryFailed, [&] {
       return H5Group(H5Gcreate2(file.get(), "reductions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -263,13 +367,21 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
 
 // An upper bound of a file's size: the datasets plus room for the metadata.
 std::uint64_t archiveBytes(const Level& level, const std::vector<const VarLabel*>& labels,
-                           const std::vector<const VarLabel*>& reductions) {
+                           const std::vector<const VarLabel*>& reductions,
+                           const OnDemandDataWarehouse& dw) {
   constexpr std::uint64_t kMetadataBytes = 64 * 1024;
   constexpr std::uint64_t kPerObjectBytes = 4 * 1024;
   const auto cells = static_cast<std::uint64_t>(level.extendedCellBox().volume());
   std::uint64_t bytes = kMetadataBytes;
-  for (const VarLabel* label : labels)
-    bytes += cells * label->elementBytes() + kPerObjectBytes;
+  for (const VarLabel* label : labels) {
+    if (label->kind() == VarKind::Block) {
+      const BlockLayout& layout = dw.blockLayout(label);
+      bytes += static_cast<std::uint64_t>(layout.arrayRows() * layout.arrayCols()) *
+                   label->elementBytes() + kPerObjectBytes;
+    } else {
+      bytes += cells * label->elementBytes() + kPerObjectBytes;
+    }
+  }
   for (const VarLabel* label : reductions)
     bytes += label->elementBytes() + kPerObjectBytes;
   return bytes;
@@ -288,7 +400,7 @@ void writeArchiveFile(const std::string& path, const Communicator& comm, const A
   const H5ErrorSilencer quiet;
   const int rank = comm.rank();
   agreeOn(comm, [&] {
-    if (comm.isRoot()) requireFreeSpace(path, archiveBytes(level, labels, reductions));
+    if (comm.isRoot()) requireFreeSpace(path, archiveBytes(level, labels, reductions, dw));
   });
   const InjectedDiskFull full(path, rank);  // tests only: the disk fills during this write
   // (A file handle dies on every rank or on none: closing is collective.)
@@ -326,6 +438,77 @@ void writeArchiveFile(const std::string& path, const Communicator& comm, const A
   }
 }
 
+namespace {
+
+// The block variables among `labels`, in the layouts `dw` has: every rank
+// reads each block it holds (replicas too) from the global array, so any
+// layout reads what any other wrote.
+void readBlockVariables(const H5File& file, const std::string& path, const Communicator& comm,
+                        const std::vector<const VarLabel*>& labels, OnDemandDataWarehouse& dw,
+                        const H5PropertyList& transfer) {
+  const int rank = comm.rank();
+  for (const VarLabel* label : labels) {
+    if (label->kind() != VarKind::Block) continue;
+    const BlockLayout& layout = dw.blockLayout(label);
+    const std::string link = blockPath(label);
+    const H5Dataset dataset = agreeOn(comm, [&] {
+      if (!hasLink(file.get(), link))
+        throw InputError("'" + path + "' has no block variable '" + label->name() + "'");
+      return H5Dataset(H5Dopen2(file.get(), link.c_str(), H5P_DEFAULT), "dataset");
+    });
+    const H5Dataspace fileSpace = agreeOn(comm, [&] {
+      H5Dataspace space(H5Dget_space(dataset.get()), "dataspace");
+      std::array<hsize_t, 2> dims{0, 0};
+      if (H5Sget_simple_extent_ndims(space.get()) != 2)
+        throw InputError("'" + path + "': block variable '" + label->name() + "' is not 2D");
+      TESSERA_HDF5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
+      const auto rows = static_cast<std::int64_t>(dims[0]);
+      const auto cols = static_cast<std::int64_t>(dims[1]);
+      if (rows != layout.arrayRows() || cols != layout.arrayCols()) {
+        throw InputError("'" + path + "': block variable '" + label->name() + "' is " +
+                         shapeText(rows, cols) + " there and " +
+                         shapeText(layout.arrayRows(), layout.arrayCols()) +
+                         " in this run (its sizes in the deck changed?)");
+      }
+      return space;
+    });
+    const hid_t type = hdf5ValueType(label->valueType());
+    const std::vector<int> held = layout.blocksOf(rank);
+    const int rounds = transferRounds(comm, held.size());
+    std::uint64_t digest = 0;
+    for (int round = 0; round < rounds; ++round) {
+      agreeOn(comm, [&] {
+        const int block = round < static_cast<int>(held.size())
+                              ? held[static_cast<std::size_t>(round)] : -1;
+        std::shared_ptr<BlockData> data;
+        if (block >= 0) data = std::make_shared<BlockData>(layout.extent(block), label->elementBytes());
+        const RoundSelection selection =
+            selectBlockRound(fileSpace.get(), data ? &data->extent() : nullptr);
+        const bool failed =
+            H5Dread(dataset.get(), type, selection.memory.get(), selection.file.get(),
+                    transfer.get(), data && data->bytes() > 0 ? data->data() : nullptr) < 0;
+        const auto injected = injectedIoFault("read", path, rank);
+        if (failed || injected) {
+          throw InputError("'" + path + "': reading '" + label->name() + "' failed (" +
+                           (injected ? *injected : std::string("truncated file?")) + ")");
+        }
+        if (!data) return;
+        if (layout.owner(block) == rank) digest += blockDigest(*data);
+        dw.putBlock(label, block, std::move(data));
+      });
+    }
+    const std::uint64_t total = comm.allreduceSumWrapping(digest);
+    agreeOn(comm, [&] {
+      if (total != readUnsignedAttribute(dataset.get(), "digest")) {
+        throw InputError("'" + path + "': block variable '" + label->name() +
+                         "' fails its checksum (corrupt data)");
+      }
+    });
+  }
+}
+
+}  // namespace
+
 ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, const Level& level,
                             const std::vector<int>& patchRanks,
                             const std::vector<const VarLabel*>& labels,
@@ -343,6 +526,7 @@ ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, c
   const int rounds = transferRounds(comm, mine.size());
   const H5PropertyList transfer = independentTransfer();
   for (const VarLabel* label : labels) {
+    if (label->kind() == VarKind::Block) continue;  // below
     const H5Dataset dataset = agreeOn(comm, [&] {
       if (!hasLink(file.get(), label->name()))
         throw InputError("'" + path + "' has no variable '" + label->name() + "'");
@@ -387,6 +571,7 @@ ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, c
       }
     });
   }
+  readBlockVariables(file, path, comm, labels, dw, transfer);
   for (const VarLabel* label : reductions) {
     const std::string link = "reductions/" + label->name();
     if (!agreeOn(comm, [&] { return hasLink(file.get(), link); })) continue;

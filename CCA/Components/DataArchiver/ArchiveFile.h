@@ -9,8 +9,12 @@
 //                extra cells, dims (z, y, x), written collectively (each rank
 //                its patches as hyperslabs), with attributes value_type and
 //                digest (the order-independent checksum of its cells)
+//   /blocks/<label>  one dataset per block variable: its whole global array,
+//                dims (rows, columns), each block written by its owner
+//                (replicas once), with value_type and digest (BlockDigest.h)
 //   /reductions/<label>  one value per reduction variable, with its digest
-// Its content does not depend on the patch layout or the rank count.
+// Its content does not depend on the patch layout, the block layout or the
+// rank count.
 
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "Core/Grid/Level.h"
@@ -35,17 +39,20 @@ struct ArchiveStep {
 // A checksum of a text (the stored deck, the metadata).
 std::uint64_t digestOfText(const std::string& text);
 
-// Writes `labels` (cell variables) and `reductions` of `dw` for the local
-// patches (patchRanks[id] == comm.rank()) to a new file at `path`.
+// Writes `labels` (cell variables for the local patches, patchRanks[id] ==
+// comm.rank(); block variables for the blocks this rank owns, in the layouts
+// `dw` has) and `reductions` of `dw` to a new file at `path`.
 // Collective over `comm`: all ranks succeed or all throw the same error.
 void writeArchiveFile(const std::string& path, const Communicator& comm, const ArchiveStep& step,
                       const Level& level, const std::vector<int>& patchRanks,
                       const std::vector<const VarLabel*>& labels,
                       const std::vector<const VarLabel*>& reductions, const OnDemandDataWarehouse& dw);
 
-// Reads an archive file back into `dw` for this rank's patches (any layout,
-// any rank count), allocating each variable with room for the ghost layers
-// `dw` is set up for. Verifies every digest; a missing, truncated or
+// Reads an archive file back into `dw` for this rank's patches and the
+// blocks it holds in the layouts `dw` has (any layout, any rank count),
+// allocating each cell variable with room for the ghost layers `dw` is set
+// up for. A block variable whose array has another shape than its layout's
+// is an InputError naming both. Verifies every digest; a missing, truncated or
 // corrupt file, or one for another grid, throws InputError naming the path
 // and the reason. Collective over `comm`: all ranks succeed or all throw.
 ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, const Level& level,

@@ -3,6 +3,7 @@
 // checkpointed, with their time and delt. Rewritten atomically (a temporary
 // file renamed into place) each time a file is complete.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,16 @@ struct ArchiveEntry {
   std::string file;  // relative to the run directory
 };
 
+// A variable the files hold: a cell variable over the level, or a block
+// variable's global array of rows x cols.
+struct ArchivedLabel {
+  std::string name;
+  bool block = false;
+  std::string valueType;
+  std::int64_t rows = 0;  // block variables only
+  std::int64_t cols = 0;
+};
+
 struct ArchiveIndex {
   std::string component;
   std::string tesseraVersion;
@@ -23,6 +34,9 @@ struct ArchiveIndex {
   std::string restartedFrom;  // run directory and timestep, when restarted
   std::vector<ArchiveEntry> outputs;
   std::vector<ArchiveEntry> checkpoints;
+  // What each output and each checkpoint holds (output.save, the state).
+  std::vector<ArchivedLabel> outputVariables;
+  std::vector<ArchivedLabel> checkpointVariables;
 
   // Writes `directory`/index.yaml through a temporary file and a rename.
   void save(const std::string& directory) const;

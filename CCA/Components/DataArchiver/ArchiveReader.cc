@@ -4,6 +4,7 @@
 #include "Core/IO/H5Files.h"
 
 #include <cstring>
+#include <optional>
 
 namespace tessera {
 
@@ -36,16 +37,67 @@ const ArchiveEntry& ArchiveReader::output(int timestep) const {
                    " (outputs: " + available + ")");
 }
 
-std::vector<std::string> ArchiveReader::variables(const ArchiveEntry& entry) const {
-  const H5ErrorSilencer quiet;
-  const H5File file = openSerialFile(path(entry));
+namespace {
+
+constexpr const char* kBlockGroup = "blocks";  // see ArchiveFile.h
+
+std::vector<std::string> linksIn(hid_t group) {
   std::vector<std::string> names;
-  TESSERA_HDF5_CHECK(H5Literate(file.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names));
-  std::vector<std::string> cellVariables;
-  for (const std::string& name : names) {
-    if (name != "reductions") cellVariables.push_back(name);  // the one group; the rest are datasets
+  TESSERA_HDF5_CHECK(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names));
+  return names;
+}
+
+// The dataset of `variable`: at the root for a cell variable, in /blocks for
+// a block variable; nullopt when neither exists.
+std::optional<std::string> datasetPath(hid_t file, const std::string& variable) {
+  if (variable.empty() || variable == "reductions" || variable == kBlockGroup) return std::nullopt;
+  if (hasLink(file, variable)) return variable;
+  const std::string inBlocks = std::string(kBlockGroup) + "/" + variable;
+  if (hasLink(file, kBlockGroup) && hasLink(file, inBlocks)) return inBlocks;
+  return std::nullopt;
+}
+
+// Dims of a cell (z, y, x) or block (rows, columns) dataset as x, y, z.
+IntVector sizeOf(hid_t dataset, bool block, const std::string& file, const std::string& variable) {
+  const H5Dataspace space(H5Dget_space(dataset), "dataspace");
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank != (block ? 2 : 3)) {
+    throw InputError("'" + file + "': '" + variable + "' is not " + (block ? "2D" : "3D"));
   }
-  return cellVariables;
+  hsize_t dims[3] = {0, 0, 0};
+  TESSERA_HDF5_CHECK(H5Sget_simple_extent_dims(space.get(), dims, nullptr));
+  return block ? IntVector{static_cast<int>(dims[1]), static_cast<int>(dims[0]), 1}
+               : IntVector{static_cast<int>(dims[2]), static_cast<int>(dims[1]),
+                           static_cast<int>(dims[0])};
+}
+
+}  // namespace
+
+std::vector<ArchivedVariableInfo> ArchiveReader::describe(const ArchiveEntry& entry) const {
+  const H5ErrorSilencer quiet;
+  const std::string file = path(entry);
+  const H5File h5 = openSerialFile(file);
+  std::vector<ArchivedVariableInfo> found;
+  const auto add = [&](hid_t group, const std::string& name, bool block) {
+    const H5Dataset dataset(H5Dopen2(group, name.c_str(), H5P_DEFAULT), "dataset");
+    found.push_back({name, readStringAttribute(dataset.get(), "value_type"), block,
+                     sizeOf(dataset.get(), block, file, name)});
+  };
+  for (const std::string& name : linksIn(h5.get()))
+    if (name != "reductions" && name != kBlockGroup) add(h5.get(), name, false);  // the groups
+  if (hasLink(h5.get(), kBlockGroup)) {
+    const H5Group blocks(H5Gopen2(h5.get(), kBlockGroup, H5P_DEFAULT), "group");
+    for (const std::string& name : linksIn(blocks.get()))
+      add(blocks.get(), name, true);
+  }
+  return found;
+}
+
+std::vector<std::string> ArchiveReader::variables(const ArchiveEntry& entry) const {
+  std::vector<std::string> names;
+  for (const ArchivedVariableInfo& info : describe(entry))
+    names.push_back(info.name);
+  return names;
 }
 
 ArchivedGrid ArchiveReader::grid(const ArchiveEntry& entry) const {
@@ -65,18 +117,18 @@ ArchivedVariable ArchiveReader::read(const ArchiveEntry& entry, const std::strin
   const H5ErrorSilencer quiet;
   const std::string file = path(entry);
   const H5File h5 = openSerialFile(file);
-  if (!hasLink(h5.get(), variable)) throw InputError("'" + file + "' has no variable '" + variable + "'");
+  const std::optional<std::string> where = datasetPath(h5.get(), variable);
+  if (!where) throw InputError("'" + file + "' has no variable '" + variable + "'");
   ArchivedVariable result;
   result.name = variable;
-  result.indexLo = readIntVectorAttribute(h5.get(), "index_lo");
-  const H5Dataset dataset(H5Dopen2(h5.get(), variable.c_str(), H5P_DEFAULT), "dataset");
+  result.block = *where != variable;
+  result.indexLo = result.block ? IntVector{0, 0, 0} : readIntVectorAttribute(h5.get(), "index_lo");
+  const H5Dataset dataset(H5Dopen2(h5.get(), where->c_str(), H5P_DEFAULT), "dataset");
   result.valueType = readStringAttribute(dataset.get(), "value_type");
-  const H5Dataspace space(H5Dget_space(dataset.get()), "dataspace");
-  hsize_t dims[3] = {0, 0, 0};
-  if (H5Sget_simple_extent_ndims(space.get()) != 3) throw InputError("'" + file + "': '" + variable + "' is not 3D");
-  TESSERA_HDF5_CHECK(H5Sget_simple_extent_dims(space.get(), dims, nullptr));
-  result.size = {static_cast<int>(dims[2]), static_cast<int>(dims[1]), static_cast<int>(dims[0])};
-  const std::size_t count = static_cast<std::size_t>(result.size.product());
+  result.size = sizeOf(dataset.get(), result.block, file, variable);
+  const std::size_t count = static_cast<std::size_t>(result.size.x) *
+                            static_cast<std::size_t>(result.size.y) *
+                            static_cast<std::size_t>(result.size.z);
   result.values.resize(count);
   if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, result.values.data()) < 0) {
     throw InputError("'" + file + "': cannot read '" + variable + "' (truncated or corrupt file)");

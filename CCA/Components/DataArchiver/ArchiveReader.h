@@ -12,9 +12,13 @@
 
 namespace tessera {
 
+// A cell variable over the level, or a block variable's global array as a
+// plane: entry (row, column) at "cell" (column, row, 0), so that x (the
+// column) varies fastest in both.
 struct ArchivedVariable {
   std::string name;
   std::string valueType;
+  bool block = false;            // a block variable (rows = size.y, columns = size.x)
   IntVector indexLo;             // global index of the first cell (extra cells are negative)
   IntVector size;                // cells per axis
   std::vector<double> values;    // x fastest, converted to double
@@ -22,6 +26,14 @@ struct ArchivedVariable {
 
   double at(const IntVector& cell) const;
   bool contains(const IntVector& cell) const;
+};
+
+// What a file holds of one variable, without its values.
+struct ArchivedVariableInfo {
+  std::string name;
+  std::string valueType;
+  bool block = false;
+  IntVector size;  // as in ArchivedVariable
 };
 
 struct ArchivedGrid {
@@ -35,8 +47,10 @@ class ArchiveReader {
 
   const std::string& directory() const { return m_directory; }
   const ArchiveIndex& index() const { return m_index; }
-  // Cell variables stored in an output file, in file order.
+  // The variables stored in an output file: cell variables, then block
+  // variables, each in name order.
   std::vector<std::string> variables(const ArchiveEntry& entry) const;
+  std::vector<ArchivedVariableInfo> describe(const ArchiveEntry& entry) const;
   ArchivedGrid grid(const ArchiveEntry& entry) const;
   ArchivedVariable read(const ArchiveEntry& entry, const std::string& variable) const;
   // The reduction variables stored with an output (name, value as double,

@@ -112,7 +112,8 @@ DataArchiver::DataArchiver(const ProblemSpec& deck, const std::string& defaultBa
 void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
                          const VarLabelRegistry& labels,
                          const std::vector<const VarLabel*>& stateLabels,
-                         const std::string& component, const std::string& restartedFrom) {
+                         const BlockLayouts* blockLayouts, const std::string& component,
+                         const std::string& restartedFrom) {
   m_level = &grid.level(0);
   m_patchRanks = patchRanks;
   m_state = stateLabels;
@@ -121,9 +122,39 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
   }
   m_saved = savedLabels(labels, stateLabels);
   if (!enabled()) return;
+  // A block variable is stored as its global array: its blocks must tile
+  // it. Refused before anything is written (the same on every rank: the
+  // layouts are).
+  for (const auto* list : {&m_saved, &m_state})
+    for (const VarLabel* label : *list) {
+      if (label->kind() != VarKind::Block) continue;
+      const auto found = blockLayouts ? blockLayouts->find(label) : BlockLayouts::const_iterator{};
+      if (!blockLayouts || found == blockLayouts->end())
+        throw InputError("cannot archive block variable '" + label->name() +
+                         "': the timestep graph gives it no layout");
+      if (const std::string why = found->second.whyNotOneArray(); !why.empty())
+        throw InputError("cannot archive block variable '" + label->name() + "': " + why);
+    }
   m_index.component = component;
   m_index.tesseraVersion = kVersion;
   m_index.restartedFrom = restartedFrom;
+  const auto describe = [&](const std::vector<const VarLabel*>& list) {
+    std::vector<ArchivedLabel> described;
+    if (!m_outputs && &list == &m_saved) return described;
+    if (!m_checkpoints && &list == &m_state) return described;
+    for (const VarLabel* label : list) {
+      ArchivedLabel entry{label->name(), label->kind() == VarKind::Block, label->valueType(), 0, 0};
+      if (entry.block) {
+        const BlockLayout& layout = blockLayouts->at(label);  // checked above
+        entry.rows = layout.arrayRows();
+        entry.cols = layout.arrayCols();
+      }
+      described.push_back(std::move(entry));
+    }
+    return described;
+  };
+  m_index.outputVariables = describe(m_saved);
+  m_index.checkpointVariables = describe(m_state);
   const std::string deckText = "# The deck as run, overrides applied.\n" + m_deck.toYaml() + "\n";
   m_deckDigest = digestOfText(deckText);
   // Rank 0 creates the directory; the others learn its name or the failure.
@@ -147,12 +178,18 @@ std::vector<const VarLabel*> DataArchiver::savedLabels(
   std::vector<const VarLabel*> saved;
   for (const std::string& name : m_saveNames) {
     const VarLabel* label = labels.find(name);
-    if (label == nullptr || label->kind() != VarKind::CellCentered) {
-      std::string known;
-      for (const VarLabel* l : labels.all())
-        if (l->kind() == VarKind::CellCentered) known += (known.empty() ? "" : ", ") + l->name();
+    if (label == nullptr ||
+        (label->kind() != VarKind::CellCentered && label->kind() != VarKind::Block)) {
+      std::string cells, blocks;
+      for (const VarLabel* l : labels.all()) {
+        std::string& known = l->kind() == VarKind::Block ? blocks : cells;
+        if (l->kind() == VarKind::CellCentered || l->kind() == VarKind::Block)
+          known += (known.empty() ? "" : ", ") + l->name();
+      }
+      std::string known = cells.empty() ? "" : "cell variables: " + cells;
+      if (!blocks.empty()) known += std::string(known.empty() ? "" : "; ") + "block variables: " + blocks;
       throw m_deck.section("output").errorAtValue(
-          "save", "unknown variable '" + name + "' (cell variables: " + known + ")");
+          "save", "unknown variable '" + name + "' (" + known + ")");
     }
     saved.push_back(label);
   }
@@ -263,8 +300,10 @@ void DataArchiver::writeCheckpoint(const ArchiveStep& step, const OnDemandDataWa
 
 void DataArchiver::writeXdmf() {
   std::vector<XdmfVariable> variables;
-  for (const VarLabel* label : m_saved)
-    variables.push_back({label->name(), label->valueType()});
+  for (const VarLabel* label : m_saved)  // cells: a block variable is no field on the mesh
+    if (label->kind() == VarKind::CellCentered)
+      variables.push_back({label->name(), label->valueType()});
+  if (variables.empty()) return;  // block variables only (the GEMM): nothing on a mesh to show
   std::string all;
   for (const ArchiveEntry& output : m_index.outputs) {
     const std::string grid = xdmfGrid(*m_level, output, variables);
@@ -278,9 +317,10 @@ void DataArchiver::writeXdmf() {
 DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory,
                                              std::optional<int> timestep, const Level& level,
                                              const std::vector<int>& patchRanks,
-                                             const std::vector<const VarLabel*>& cellLabels,
+                                             const std::vector<const VarLabel*>& stateLabels,
                                              const std::vector<const VarLabel*>& reductions,
                                              const std::map<const VarLabel*, int>& ghostLayers,
+                                             std::shared_ptr<const BlockLayouts> blockLayouts,
                                              const Communicator& comm, Logger& log) {
   // Each rank reads the index; they agree before the first collective read.
   std::string directory;
@@ -323,8 +363,9 @@ DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory,
       auto attempt =
           std::make_unique<OnDemandDataWarehouse>("NewDW", it->timestep, it->time, it->delt);
       attempt->setGhostLayers(ghostLayers);
+      attempt->setBlockLayouts(blockLayouts);
       const ArchiveStep step =
-          readArchiveFile(path, comm, level, patchRanks, cellLabels, reductions, *attempt);
+          readArchiveFile(path, comm, level, patchRanks, stateLabels, reductions, *attempt);
       agreeOn(comm, [&] {
         if (step.timestep != it->timestep || step.time != it->time || step.delt != it->delt) {
           throw InputError("'" + path + "' disagrees with index.yaml on its timestep, time or delt");

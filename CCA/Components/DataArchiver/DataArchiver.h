@@ -17,6 +17,7 @@
 #include "CCA/Components/DataArchiver/ArchiveIndex.h"
 #include "CCA/Components/DataArchiver/RunDirectory.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "Core/Grid/BlockLayout.h"
 #include "Core/Grid/Grid.h"
 #include "Core/ProblemSpec/ProblemSpec.h"
 #include "Core/Util/Timer.h"
@@ -31,6 +32,8 @@ namespace tessera {
 
 class Communicator;
 class Logger;
+
+using BlockLayouts = std::map<const VarLabel*, BlockLayout>;
 
 struct ArchiveSchedule {
   std::optional<double> interval;          // simulation time between files
@@ -58,9 +61,11 @@ class DataArchiver {
   std::vector<const VarLabel*> savedLabels(const VarLabelRegistry& labels,
                                            const std::vector<const VarLabel*>& stateLabels) const;
 
+  // `blockLayouts`: the run's, for the block variables among them (each
+  // must tile its global array: an InputError naming it otherwise).
   void setup(const Grid& grid, const std::vector<int>& patchRanks, const VarLabelRegistry& labels,
-             const std::vector<const VarLabel*>& stateLabels, const std::string& component,
-             const std::string& restartedFrom);
+             const std::vector<const VarLabel*>& stateLabels, const BlockLayouts* blockLayouts,
+             const std::string& component, const std::string& restartedFrom);
 
   // Writes whatever is due after `timestep` (0: the initial state) reached `time`.
   void afterTimestep(int timestep, double time, double delt, double previousTime,
@@ -78,13 +83,15 @@ class DataArchiver {
   };
   // Reads a checkpoint of `runDirectory`: the one at `timestep` if given,
   // else the newest that is complete and passes its checksums, falling back
-  // to older ones (and saying so). Variables get room for `ghostLayers`.
-  // InputError when none is usable.
+  // to older ones (and saying so). Cell variables get room for
+  // `ghostLayers`; block variables come in `blockLayouts` (this run's,
+  // whatever the layout that wrote them). InputError when none is usable.
   static Restored restore(const std::string& runDirectory, std::optional<int> timestep,
                           const Level& level, const std::vector<int>& patchRanks,
-                          const std::vector<const VarLabel*>& cellLabels,
+                          const std::vector<const VarLabel*>& stateLabels,
                           const std::vector<const VarLabel*>& reductions,
                           const std::map<const VarLabel*, int>& ghostLayers,
+                          std::shared_ptr<const BlockLayouts> blockLayouts,
                           const Communicator& comm, Logger& log);
 
  private:

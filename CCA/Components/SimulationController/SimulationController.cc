@@ -1,5 +1,7 @@
 #include "CCA/Components/SimulationController/SimulationController.h"
 
+#include "Core/Grid/Variables/BlockDigest.h"
+
 #include "CCA/Components/DataArchiver/DataArchiver.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
@@ -8,6 +10,7 @@
 #include "CCA/Components/SimulationController/TimestepControl.h"
 #include "CCA/Components/SimulationController/TraceFile.h"
 #include "CCA/Ports/LoadBalancer.h"
+#include "Core/Grid/Variables/BlockDigest.h"
 #include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Parallel/Agreement.h"
 #include "Core/Parallel/Communicator.h"
@@ -50,15 +53,6 @@ std::unique_ptr<Application> createComponent(const ProblemSpec& deck,
   return components.create(name, context);
 }
 
-// The state the archiver saves and restores: cell variables (block
-// variables are digested but not archived yet).
-std::vector<const VarLabel*> cellStateLabels(const Application& app) {
-  std::vector<const VarLabel*> cells;
-  for (const VarLabel* label : app.stateLabels())
-    if (label->kind() == VarKind::CellCentered) cells.push_back(label);
-  return cells;
-}
-
 // The deck's grid, or one cell for a component that uses none.
 Grid gridOf(const ProblemSpec& deck) {
   if (deck.has("grid")) return Grid::fromDeck(deck.section("grid"));
@@ -87,11 +81,7 @@ std::uint64_t digestBlocks(const VarLabel* label, const OnDemandDataWarehouse& d
     TESSERA_REQUIRE_THROWS(data != nullptr, "state variable '"
                                                 << label->name() << "' block " << b
                                                 << " is missing at the end of the run");
-    const ConstBlockView<double> block = readView<double>(*data);
-    for (std::int64_t i = 0; i < block.rows; ++i)
-      for (std::int64_t j = 0; j < block.cols; ++j)
-        digest += cellDigest(static_cast<int>(block.row0 + i), static_cast<int>(block.col0 + j), 0,
-                             valueBits(block(i, j)));
+    digest += blockDigest(*data);
   }
   return digest;
 }
@@ -316,7 +306,7 @@ void SimulationController::validate() const {
   }
   // The archiver checks its own sections: intervals, and the names to save.
   DataArchiver(m_deck, DataArchiver::defaultBase(m_deck.file(), ""), m_world, m_log)
-      .savedLabels(labels, cellStateLabels(*app));
+      .savedLabels(labels, app->stateLabels());
 }
 
 RunResult SimulationController::run(const RunOptions& options) {
@@ -423,8 +413,9 @@ RunResult SimulationController::run(const RunOptions& options) {
   bool converged = false;
   if (options.restart) {
     auto restored = DataArchiver::restore(options.restart->directory, options.restart->timestep,
-                                          level, patchRanks, cellStateLabels(*app), reductionLabels,
-                                          stepGraph.ghostLayers, m_world, m_log);
+                                          level, patchRanks, app->stateLabels(), reductionLabels,
+                                          stepGraph.ghostLayers, stepGraph.blockLayouts, m_world,
+                                          m_log);
     newDW = std::move(restored.dw);
     newDW->setPool(pool);
     time = restored.step.time;
@@ -433,8 +424,8 @@ RunResult SimulationController::run(const RunOptions& options) {
     app->scheduleRestartInitialize(level, sched);
     if (!sched.recordedGraph().empty())
       sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
-    archiver.setup(grid, patchRanks, labels, cellStateLabels(*app), componentName(m_deck),
-                   restored.file);
+    archiver.setup(grid, patchRanks, labels, app->stateLabels(), stepGraph.blockLayouts.get(),
+                   componentName(m_deck), restored.file);
     // Whether the run had ended survives the restart: a converged state
     // stays converged, and a run at its limits goes on only if they were raised.
     converged = app->converged(*newDW);
@@ -452,7 +443,8 @@ RunResult SimulationController::run(const RunOptions& options) {
     app->scheduleInitialize(level, sched);
     app->scheduleComputeStableTimestep(level, sched);
     sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
-    archiver.setup(grid, patchRanks, labels, cellStateLabels(*app), componentName(m_deck), "");
+    archiver.setup(grid, patchRanks, labels, app->stateLabels(), stepGraph.blockLayouts.get(),
+                   componentName(m_deck), "");
     archiver.afterTimestep(0, time, 0.0, time, *newDW, control.finished(time, step));
   }
 
