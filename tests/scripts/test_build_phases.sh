@@ -49,8 +49,8 @@ for name in "installing dependencies" "configuring" "building"; do
 done
 check "scripts/sus gives scripts/build a log and its own name" \
   grep -q 'TESSERA_BUILD_LOG="$LOG" TESSERA_BUILD_WHO="scripts/sus"' "$SCRIPTS/sus"
-check "scripts/sus builds sus alone (the tests are scripts/test's)" \
-  grep -q 'TESSERA_BUILD_TARGETS="sus"' "$SCRIPTS/sus"
+check "scripts/sus builds sus and the tools that read its runs, not the tests (scripts/test's)" \
+  grep -q 'TESSERA_BUILD_TARGETS="sus tessera-inspect tessera-compare"' "$SCRIPTS/sus"
 check "scripts/build builds the targets it is given" \
   grep -q 'TESSERA_BUILD_TARGETS' "$SCRIPTS/build"
 
