@@ -37,14 +37,14 @@ def viridis_content(path):
     single-colour picture has few."""
     pixels = matplotlib.image.imread(str(path))[..., :3].reshape(-1, 3)
     lut = colormaps["viridis"](np.linspace(0.0, 1.0, 256))[:, :3]
-    # Nearest shade of the map for every pixel (chunks keep memory small).
-    nearest = np.empty(len(pixels), dtype=int)
-    distance = np.empty(len(pixels))
-    for start in range(0, len(pixels), 65536):
-        part = pixels[start:start + 65536]
-        d = ((part[:, None, :] - lut[None, :, :]) ** 2).sum(axis=2)
-        nearest[start:start + 65536] = d.argmin(axis=1)
-        distance[start:start + 65536] = d.min(axis=1)
+    # The nearest shade of the map for each distinct colour (a picture has a
+    # few thousand), then for every pixel through its colour.
+    colours, which = np.unique(np.round(pixels * 255).astype(np.int64) @ np.array([65536, 256, 1]),
+                               return_inverse=True)
+    rgb = np.stack([colours // 65536, colours // 256 % 256, colours % 256], axis=1) / 255.0
+    d = ((rgb[:, None, :] - lut[None, :, :]) ** 2).sum(axis=2)
+    nearest = d.argmin(axis=1)[which]
+    distance = d.min(axis=1)[which]
     painted = distance < (1.5 / 255) ** 2 * 3
     return {"fraction": float(painted.mean()), "shades": int(len(np.unique(nearest[painted]))),
             "mean_shade": float(nearest[painted].mean()) if painted.any() else None,

@@ -74,27 +74,46 @@ def run_checks(sus, deck, tools, work):
         refused = "no variable 'v'" in str(error) and "u" in str(error)
     check("field('v'): RunError naming the variable and the ones there", refused)
 
-    # --- tessera-inspect --png ----------------------------------------------------------------------
+    # --- tessera-inspect --png, and the same drawing in-process ---------------------------------------
+    # (Each tessera-inspect --png starts a Python with matplotlib: about 2 s.
+    # The command line is checked once drawing and twice refusing; the other
+    # slices are drawn by quicklook.slice_png in this process.)
+    from tessera_archive.quicklook import slice_png
     pictures = {}
-    for name, args in (("last-z", []), ("initial-z", ["--timestep", 0]), ("last-y", ["--axis", "y", "--at", 3])):
+    png = work / "last-z.png"
+    drawn = inspect(tools, base, "--png", png, "--var", "u")
+    pictures["last-z"] = viridis_content(png) if png.exists() else None
+    check("--png: exit 0, the title said, a large area of many viridis shades",
+          drawn.returncode == 0 and drawn.stdout.startswith(f"wrote {png}: u, timestep 6")
+          and pictures["last-z"] and pictures["last-z"]["fraction"] > 0.15
+          and pictures["last-z"]["shades"] > 60, f"{pictures['last-z']}\n{drawn.stdout}{drawn.stderr}")
+    archive = open_run(base)
+    for name, timestep, axis, at in (("initial-z", 0, "z", None), ("last-y", None, "y", 3)):
         png = work / f"{name}.png"
-        drawn = inspect(tools, base, "--png", png, "--var", "u", *args)
-        pictures[name] = viridis_content(png) if png.exists() else None
-        content = pictures[name]
-        check(f"--png {name}: exit 0, the title said, a large area of many viridis shades",
-              drawn.returncode == 0 and drawn.stdout.startswith(f"wrote {png}: u, timestep")
-              and content and content["fraction"] > 0.15 and content["shades"] > 60,
-              f"{content}\n{drawn.stdout}{drawn.stderr}")
+        shown, title = slice_png(archive, "u", png, timestep, axis, at)
+        content = pictures[name] = viridis_content(png)
+        field = archive.field("u", timestep)
+        expected = np.take(field, at if at is not None else field.shape[2] // 2, axis="xyz".index(axis)).T
+        check(f"slice_png {name}: the slice of the field it says, a large area of many viridis shades",
+              np.array_equal(shown, expected) and content["fraction"] > 0.15 and content["shades"] > 60,
+              f"{content} {title}")
     if all(pictures.values()):
         check("--png: the initial state's slice is another picture than the last one's",
               abs(pictures["initial-z"]["mean_shade"] - pictures["last-z"]["mean_shade"]) > 1.0,
               str(pictures))
-    for args, why in ((["--var", "v"], "no variable 'v'"), (["--var", "u", "--axis", "w"], "--axis must be"),
-                      (["--var", "u", "--at", 99], "--at 99"), (["--var", "u", "--timestep", 5], "no output at timestep 5")):
+    for args, why in ((["--var", "v"], "no variable 'v'"), (["--var", "u", "--axis", "w"], "--axis must be")):
         refused = inspect(tools, base, "--png", work / "bad.png", *args)
         check(f"--png {' '.join(map(str, args))}: exit 1 saying {why!r}, no file",
               refused.returncode == 1 and why in refused.stderr and not (work / "bad.png").exists(),
               refused.stdout + refused.stderr)
+    for kwargs, why in (({"at": 99}, "--at 99"), ({"timestep": 5}, "no output at timestep 5")):
+        try:
+            slice_png(archive, "u", work / "bad.png", **kwargs)
+            message = None
+        except RunError as error:
+            message = str(error)
+        check(f"slice_png {kwargs}: RunError saying {why!r}, no file",
+              message is not None and why in message and not (work / "bad.png").exists(), str(message))
     check.finish()
 
 
