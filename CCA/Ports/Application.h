@@ -58,8 +58,13 @@ class Application {
     (void)level;
     (void)sched;
   }
-  // Computes stableTimestepLabel() (a MinVariable<double>) in the new warehouse.
-  virtual void scheduleComputeStableTimestep(const Level& level, Scheduler& sched) = 0;
+  // Computes stableTimestepLabel() (a MinVariable<double>) in the new
+  // warehouse. A component whose steps have no stability limit (a matrix
+  // product, a task pattern) leaves both out: it then steps by 1.
+  virtual void scheduleComputeStableTimestep(const Level& level, Scheduler& sched) {
+    (void)level;
+    (void)sched;
+  }
   virtual void scheduleTimeAdvance(const Level& level, Scheduler& sched) = 0;
   // Diagnostics of the final state (e.g. errors against an exact solution).
   virtual void scheduleAnalysis(const Level& level, Scheduler& sched) {
@@ -67,7 +72,11 @@ class Application {
     (void)sched;
   }
 
-  virtual const VarLabel* stableTimestepLabel() const = 0;
+  // The reduction scheduleComputeStableTimestep computes, or null: steps of
+  // 1 (simulated time counts the steps), before time.timestep_multiplier
+  // and time.delt_min / delt_max / delt_init, and without any reduction
+  // (so without a synchronisation of the ranks) per step.
+  virtual const VarLabel* stableTimestepLabel() const { return nullptr; }
   // The cell variables that make up the state: digested, saved and restored.
   virtual std::vector<const VarLabel*> stateLabels() const = 0;
   // Named numbers reported at the end, read from the analysis tasks' results.

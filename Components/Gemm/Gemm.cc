@@ -23,7 +23,6 @@ Gemm::Gemm(ApplicationContext& context)
       m_b(context.labels.create<BlockVariable<double>>("B")),
       m_c(context.labels.create<BlockVariable<double>>("C")),
       m_partial(context.labels.create<BlockVariable<double>>("C_partial")),
-      m_delT(context.labels.create<MinVariable<double>>("delT")),
       m_maxError(context.labels.create<MaxVariable<double>>("max_error")),
       m_relativeError(context.labels.create<MaxVariable<double>>("relative_error")) {}
 
@@ -163,18 +162,6 @@ void Gemm::scheduleInitialize(const Level& level, Scheduler& sched) {
       .computesBlocks(m_b, [&blocks](int q) { return blocks.ownB(q); })
       .computesBlocks(m_c, [&blocks](int q) { return std::vector<BlockRef>{blocks.ownC(q)}; });
   sched.addTask(std::move(task), gridSpace());
-}
-
-void Gemm::scheduleComputeStableTimestep(const Level& level, Scheduler& sched) {
-  // One multiplication per unit of simulated time.
-  Task task(
-      "Gemm::stableTimestep",
-      [this](const Patch& patch, const DataWarehouse&, DataWarehouse& newDW, ExecutionContext&) {
-        newDW.put(MinVariable<double>(1.0), m_delT, patch);
-      },
-      Task::Kind::Host);
-  task.computesVar(m_delT);
-  sched.addTask(std::move(task), level.eachPatch());
 }
 
 void Gemm::scheduleTimeAdvance(const Level& level, Scheduler& sched) {

@@ -27,11 +27,10 @@ class Gemm final : public Application {
   void problemSetup(const ProblemSpec& deck, Grid& grid) override;
 
   void scheduleInitialize(const Level& level, Scheduler& sched) override;
-  void scheduleComputeStableTimestep(const Level& level, Scheduler& sched) override;
   void scheduleTimeAdvance(const Level& level, Scheduler& sched) override;
   void scheduleAnalysis(const Level& level, Scheduler& sched) override;
 
-  const VarLabel* stableTimestepLabel() const override { return m_delT; }
+  // No stable timestep: one multiplication per unit of simulated time.
   // What a checkpoint holds and a restart restores: A and B are carried
   // from step to step, C is what each step updates.
   std::vector<const VarLabel*> stateLabels() const override { return {m_a, m_b, m_c}; }
@@ -73,7 +72,6 @@ class Gemm final : public Application {
   const VarLabel* m_b;
   const VarLabel* m_c;
   const VarLabel* m_partial;
-  const VarLabel* m_delT;
   const VarLabel* m_maxError;
   const VarLabel* m_relativeError;
 };

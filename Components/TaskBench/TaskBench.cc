@@ -7,7 +7,6 @@ namespace tessera {
 TaskBench::TaskBench(ApplicationContext& context)
     : Application(context),
       m_value(context.labels.create<CCVariable<double>>("taskbench.value")),
-      m_delT(context.labels.create<MinVariable<double>>("taskbench.delT")),
       m_sum(context.labels.create<SumVariable<double>>("taskbench.sum")) {}
 
 Schema TaskBench::deckSchema() const {
@@ -38,15 +37,6 @@ void TaskBench::scheduleInitialize(const Level& level, Scheduler& sched) {
   sched.addTask(std::move(task), level.eachPatch());
 }
 
-// The pattern has no physics: the timestep is 1. One task on the first
-// patch gives it (the runtime needs one reduction a step, a synchronisation
-// Task Bench's pattern does not have; it is amortised over the width).
-void TaskBench::scheduleComputeStableTimestep(const Level& level, Scheduler& sched) {
-  Task task("TaskBench::timestep", this, &TaskBench::computeStableTimestep, Task::Kind::Host);
-  task.computesVar(m_delT);
-  sched.addTask(std::move(task), {level.eachPatch().front()});
-}
-
 void TaskBench::scheduleTimeAdvance(const Level& level, Scheduler& sched) {
   Task task("TaskBench::stencil_1d", this, &TaskBench::timeAdvance);
   task.requiresVar(Task::OldDW, m_value, Ghost::AroundFaces, 1);
@@ -67,11 +57,6 @@ void TaskBench::initialize(const Patch& patch, const DataWarehouse&, DataWarehou
   exec.parallelFor(patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
     value(i, j, k) = static_cast<double>(i + 1);
   });
-}
-
-void TaskBench::computeStableTimestep(const Patch& patch, const DataWarehouse&,
-                                      DataWarehouse& newDW, ExecutionContext&) const {
-  newDW.put(MinVariable<double>(1.0), m_delT, patch);
 }
 
 void TaskBench::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,

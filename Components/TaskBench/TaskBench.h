@@ -25,11 +25,11 @@ class TaskBench final : public Application {
   void problemSetup(const ProblemSpec& deck, Grid& grid) override;
 
   void scheduleInitialize(const Level& level, Scheduler& sched) override;
-  void scheduleComputeStableTimestep(const Level& level, Scheduler& sched) override;
   void scheduleTimeAdvance(const Level& level, Scheduler& sched) override;
   void scheduleAnalysis(const Level& level, Scheduler& sched) override;
 
-  const VarLabel* stableTimestepLabel() const override { return m_delT; }
+  // The pattern has no physics and no stable timestep: steps of 1, and no
+  // reduction (no synchronisation of the ranks) per step, as in Task Bench.
   std::vector<const VarLabel*> stateLabels() const override { return {m_value}; }
   std::vector<std::pair<std::string, double>> analysisResults(
       const DataWarehouse& dw) const override;
@@ -37,15 +37,12 @@ class TaskBench final : public Application {
  private:
   void initialize(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                   ExecutionContext& exec) const;
-  void computeStableTimestep(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
-                             ExecutionContext& exec) const;
   void timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                    ExecutionContext& exec) const;
   void sumValues(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                  ExecutionContext& exec) const;
 
   const VarLabel* m_value;
-  const VarLabel* m_delT;
   const VarLabel* m_sum;
   std::int64_t m_iterations = 0;
   int m_width = 0;  // cells along x: the pattern's points are its cells

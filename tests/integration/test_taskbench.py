@@ -1,7 +1,7 @@
 """The TaskBench component (Task Bench's stencil_1d): the values match the
 pattern computed here in Python bit for bit, on any rank count and in every
-scheduler mode, busy work leaves them unchanged, and a run has one task per
-point per step (plus the timestep's).
+scheduler mode, busy work leaves them unchanged, and a run has exactly one
+task per point per step (the pattern has no timestep task and no reduction).
 
 usage: test_taskbench.py --sus S --mpirun M [--mpirun-flag F]... DECK
 """
@@ -65,8 +65,10 @@ def main():
                     lines = [json.loads(line) for line in stats.read_text().splitlines()]
                     tasks = sum(line["tasks"] for line in lines)
                     if ranks == 1:
-                        check(f"{name}: one task per point per step, plus the timestep's",
-                              tasks == STEPS * (WIDTH + 1), f"{tasks} tasks")
+                        check(f"{name}: one task per point per step, and no other; steps of 1 "
+                              "(no stable timestep)",
+                              tasks == STEPS * WIDTH and [line["delt"] for line in lines] == [1.0] * STEPS,
+                              f"{tasks} tasks, delt {[line['delt'] for line in lines]}")
     check("the same digest on every rank count, mode and amount of busy work",
           len(digests) == 1 and None not in digests, digests)
     check.finish()

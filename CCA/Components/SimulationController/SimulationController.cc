@@ -53,6 +53,9 @@ std::unique_ptr<Application> createComponent(const ProblemSpec& deck,
   return components.create(name, context);
 }
 
+// The stable timestep of a component that has none (Application.h).
+constexpr double kUnlimitedStep = 1.0;
+
 // The deck's grid, or one cell for a component that uses none.
 Grid gridOf(const ProblemSpec& deck) {
   if (deck.has("grid")) return Grid::fromDeck(deck.section("grid"));
@@ -477,7 +480,9 @@ RunResult SimulationController::run(const RunOptions& options) {
     if (trace) trace->setStep(step + 1);
     const TraceScope traced(mainTrack, "timestep", "timestep", step + 1);
     const double stable =
-        newDW->getReduction<MinVariable<double>>(app->stableTimestepLabel()).get();
+        app->stableTimestepLabel() == nullptr
+            ? kUnlimitedStep
+            : newDW->getReduction<MinVariable<double>>(app->stableTimestepLabel()).get();
     const double delT = control.nextDelT(stable, time, step);
     if (delT > stable * control.multiplier && delT == control.deltMin) {
       m_log.warning("timestep ", step + 1, ": raising delt from ", stable * control.multiplier,
