@@ -334,19 +334,24 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
     writeDatasetAttributes(comm, libraryFailed, dataset, label, digest);
   }
   writeBlockVariables(file, path, comm, labels, dw, transfer, libraryFailed);
-  if (!reductions.empty()) {
-    const H5Group group = writeStep(comm, libraryFailed, [&] {
-      return H5Group(H5Gcreate2(file.get(), "reductions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                     "group");
-    });
+  {
+    // Created with the first value held: a step that holds none (a
+    // component without reductions) leaves no empty group behind.
+    std::optional<H5Group> group;
     for (const VarLabel* label : reductions) {
       std::vector<std::byte> value(label->elementBytes());
       // Every rank holds the same reduced value, or none.
       if (!dw.reducedValue(label, value.data())) continue;
+      if (!group) {
+        group = writeStep(comm, libraryFailed, [&] {
+          return H5Group(
+              H5Gcreate2(file.get(), "reductions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "group");
+        });
+      }
       const hid_t type = hdf5ValueType(label->valueType());
       const H5Dataspace space(H5Screate(H5S_SCALAR), "dataspace");
       const H5Dataset dataset = writeStep(comm, libraryFailed, [&] {
-        return H5Dataset(H5Dcreate2(group.get(), label->name().c_str(), type, space.get(),
+        return H5Dataset(H5Dcreate2(group->get(), label->name().c_str(), type, space.get(),
                                     H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                          "dataset");
       });

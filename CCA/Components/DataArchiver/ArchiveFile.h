@@ -12,7 +12,8 @@
 //   /blocks/<label>  one dataset per block variable: its whole global array,
 //                dims (rows, columns), each block written by its owner
 //                (replicas once), with value_type and digest (BlockDigest.h)
-//   /reductions/<label>  one value per reduction variable, with its digest
+//   /reductions/<label>  one value per reduction variable held (no group
+//                when none is), with its digest
 // Its content does not depend on the patch layout, the block layout or the
 // rank count.
 
