@@ -53,6 +53,13 @@ std::vector<int> BlockLayout::blocksOf(int rank) const {
   return blocks;
 }
 
+std::vector<int> BlockLayout::blocksOwnedBy(int rank) const {
+  std::vector<int> blocks;
+  for (int b = 0; b < numBlocks(); ++b)
+    if (owner(b) == rank) blocks.push_back(b);
+  return blocks;
+}
+
 BlockRef BlockLayout::resolve(const BlockRef& ref) const {
   const BlockExtent& e = extent(ref.block);
   BlockRef resolved = ref;

@@ -61,6 +61,9 @@ class BlockLayout {
   bool heldBy(int block, int rank) const;
   // The blocks `rank` holds, in id order.
   std::vector<int> blocksOf(int rank) const;
+  // The blocks `rank` owns (each block has one owner, however replicated):
+  // what it sends, digests and archives.
+  std::vector<int> blocksOwnedBy(int rank) const;
   // `ref` with rowEnd resolved; throws an Error naming the block when the
   // block or the row range does not exist.
   BlockRef resolve(const BlockRef& ref) const;

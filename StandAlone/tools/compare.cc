@@ -87,18 +87,23 @@ std::vector<int> sharedTimesteps(const ArchiveReader& a, const ArchiveReader& b)
   return shared;
 }
 
-void requireComparable(const ArchiveReader& a, const ArchiveEntry& ea, const ArchiveReader& b,
-                       const ArchiveEntry& eb) {
+// The variables of an output both runs hold, alike (names, and each block
+// variable's shape); NotComparable otherwise.
+std::vector<std::string> requireComparable(const ArchiveReader& a, const ArchiveEntry& ea,
+                                           const ArchiveReader& b, const ArchiveEntry& eb) {
   const ArchivedGrid ga = a.grid(ea);
   const ArchivedGrid gb = b.grid(eb);
   if (ga.resolution != gb.resolution || ga.extraCells != gb.extraCells || ga.lower != gb.lower ||
       ga.upper != gb.upper) {
     throw NotComparable("the grids differ at timestep " + std::to_string(ea.timestep));
   }
-  if (a.variables(ea) != b.variables(eb)) {
+  const auto da = a.describe(ea), db = b.describe(eb);
+  std::vector<std::string> names, other;
+  for (const ArchivedVariableInfo& v : da) names.push_back(v.name);
+  for (const ArchivedVariableInfo& v : db) other.push_back(v.name);
+  if (names != other) {
     throw NotComparable("the variables differ at timestep " + std::to_string(ea.timestep));
   }
-  const auto da = a.describe(ea), db = b.describe(eb);
   for (std::size_t v = 0; v < da.size(); ++v) {
     if (da[v].block && da[v].size != db[v].size) {
       std::ostringstream why;
@@ -108,6 +113,7 @@ void requireComparable(const ArchiveReader& a, const ArchiveEntry& ea, const Arc
       throw NotComparable(why.str());
     }
   }
+  return names;
 }
 
 }  // namespace
@@ -139,8 +145,7 @@ int main(int argc, char** argv) {
     for (const int timestep : shared) {
       const ArchiveEntry& ea = a.output(timestep);
       const ArchiveEntry& eb = b.output(timestep);
-      requireComparable(a, ea, b, eb);
-      for (const std::string& name : a.variables(ea)) {
+      for (const std::string& name : requireComparable(a, ea, b, eb)) {
         const ArchivedVariable va = a.read(ea, name);
         const ArchivedVariable vb = b.read(eb, name);
         if (va.valueType != vb.valueType) {

@@ -50,32 +50,37 @@ H5PropertyList independentTransfer() {
   return transfer;
 }
 
-// Selects `box` (global cell indices) of a dataset whose first cell is `indexLo`.
-void selectBox(hid_t fileSpace, const Box& box, const IntVector& indexLo) {
-  const auto start = zyx(box.lo() - indexLo);
-  const auto count = zyx(box.size());
-  TESSERA_HDF5_CHECK(
-      H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr));
-}
-
-// One transfer round: this rank's patch box (or nothing) in the file, and
-// the matching memory space.
+// One transfer round: this rank's part of a dataset (or nothing) in the
+// file, and the matching memory space.
 struct RoundSelection {
   H5Dataspace file;
   H5Dataspace memory;
 };
-RoundSelection selectRound(hid_t fileSpace, const Patch* patch, const IntVector& indexLo) {
+// The region [start, start + count) of an N-dimensional dataset; nothing
+// when `count` is null or empty.
+template <std::size_t N>
+RoundSelection selectRegion(hid_t fileSpace, const std::array<hsize_t, N>& start,
+                            const std::array<hsize_t, N>* count) {
   RoundSelection round{H5Dataspace(H5Scopy(fileSpace), "selection"), H5Dataspace()};
-  if (patch != nullptr) {
-    const Box box = patch->extendedBox();
-    selectBox(round.file.get(), box, indexLo);
-    const auto count = zyx(box.size());
-    round.memory = H5Dataspace(H5Screate_simple(3, count.data(), nullptr), "memory dataspace");
+  const bool empty = count == nullptr ||
+                     std::any_of(count->begin(), count->end(), [](hsize_t n) { return n == 0; });
+  if (!empty) {
+    TESSERA_HDF5_CHECK(H5Sselect_hyperslab(round.file.get(), H5S_SELECT_SET, start.data(), nullptr,
+                                           count->data(), nullptr));
+    round.memory = H5Dataspace(H5Screate_simple(N, count->data(), nullptr), "memory dataspace");
   } else {
     TESSERA_HDF5_CHECK(H5Sselect_none(round.file.get()));
     round.memory = H5Dataspace(H5Scopy(round.file.get()), "memory dataspace");
   }
   return round;
+}
+
+// A patch's extended box (or nothing) in a cell dataset whose first cell is `indexLo`.
+RoundSelection selectRound(hid_t fileSpace, const Patch* patch, const IntVector& indexLo) {
+  if (patch == nullptr) return selectRegion<3>(fileSpace, {}, nullptr);
+  const Box box = patch->extendedBox();
+  const auto count = zyx(box.size());
+  return selectRegion(fileSpace, zyx(box.lo() - indexLo), &count);
 }
 
 // The blocks of a block variable go to /blocks/<label>, one dataset of the
@@ -84,32 +89,38 @@ constexpr const char* kBlockGroup = "blocks";
 
 std::string blockPath(const VarLabel* label) { return std::string(kBlockGroup) + "/" + label->name(); }
 
-// This rank's share of one transfer round of a block variable: a block (or
-// nothing) in the file, and the matching memory space.
+// A block (or nothing) in a block variable's (rows, columns) dataset.
 RoundSelection selectBlockRound(hid_t fileSpace, const BlockExtent* extent) {
-  RoundSelection round{H5Dataspace(H5Scopy(fileSpace), "selection"), H5Dataspace()};
-  if (extent != nullptr && extent->size() > 0) {
-    const std::array<hsize_t, 2> start{static_cast<hsize_t>(extent->row0),
-                                       static_cast<hsize_t>(extent->col0)};
-    const std::array<hsize_t, 2> count{static_cast<hsize_t>(extent->rows),
-                                       static_cast<hsize_t>(extent->cols)};
-    TESSERA_HDF5_CHECK(H5Sselect_hyperslab(round.file.get(), H5S_SELECT_SET, start.data(), nullptr,
-                                           count.data(), nullptr));
-    round.memory = H5Dataspace(H5Screate_simple(2, count.data(), nullptr), "memory dataspace");
-  } else {
-    TESSERA_HDF5_CHECK(H5Sselect_none(round.file.get()));
-    round.memory = H5Dataspace(H5Scopy(round.file.get()), "memory dataspace");
-  }
-  return round;
+  if (extent == nullptr) return selectRegion<2>(fileSpace, {}, nullptr);
+  const std::array<hsize_t, 2> count{static_cast<hsize_t>(extent->rows),
+                                     static_cast<hsize_t>(extent->cols)};
+  return selectRegion<2>(
+      fileSpace, {static_cast<hsize_t>(extent->row0), static_cast<hsize_t>(extent->col0)}, &count);
 }
 
-// The blocks `rank` writes (those it owns: replicas once) or reads (all it
-// holds), in id order.
-std::vector<int> blocksToWrite(const BlockLayout& layout, int rank) {
-  std::vector<int> owned;
-  for (const int b : layout.blocksOf(rank))
-    if (layout.owner(b) == rank) owned.push_back(b);
-  return owned;
+// This rank's part of one read round into `data` (null: none); an
+// InputError naming the file and the variable when it fails.
+void readRound(const H5Dataset& dataset, hid_t type, const RoundSelection& selection,
+               const H5PropertyList& transfer, void* data, const VarLabel* label,
+               const std::string& path, int rank) {
+  const bool failed = H5Dread(dataset.get(), type, selection.memory.get(), selection.file.get(),
+                              transfer.get(), data) < 0;
+  const auto injected = injectedIoFault("read", path, rank);
+  if (failed || injected) {
+    throw InputError("'" + path + "': reading '" + label->name() + "' failed (" +
+                     (injected ? *injected : std::string("truncated file?")) + ")");
+  }
+}
+
+// Once every rank's parts are read: their digests must add up to the stored one.
+void checkDatasetDigest(const Communicator& comm, const H5Dataset& dataset,
+                        const std::string& path, const std::string& what,
+                        std::uint64_t localDigest) {
+  const std::uint64_t total = comm.allreduceSumWrapping(localDigest);
+  agreeOn(comm, [&] {
+    if (total != readUnsignedAttribute(dataset.get(), "digest"))
+      throw InputError("'" + path + "': " + what + " fails its checksum (corrupt data)");
+  });
 }
 
 std::string shapeText(std::int64_t rows, std::int64_t cols) {
@@ -263,7 +274,7 @@ void writeBlockVariables(const H5File& file, const std::string& path, const Comm
                                   H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                        "dataset");
     });
-    const std::vector<int> mine = blocksToWrite(layout, rank);
+    const std::vector<int> mine = layout.blocksOwnedBy(rank);
     const int rounds = transferRounds(comm, mine.size());
     std::uint64_t digest = 0;
     for (int round = 0; round < rounds; ++round) {
@@ -487,28 +498,14 @@ void readBlockVariables(const H5File& file, const std::string& path, const Commu
                               ? held[static_cast<std::size_t>(round)] : -1;
         std::shared_ptr<BlockData> data;
         if (block >= 0) data = std::make_shared<BlockData>(layout.extent(block), label->elementBytes());
-        const RoundSelection selection =
-            selectBlockRound(fileSpace.get(), data ? &data->extent() : nullptr);
-        const bool failed =
-            H5Dread(dataset.get(), type, selection.memory.get(), selection.file.get(),
-                    transfer.get(), data && data->bytes() > 0 ? data->data() : nullptr) < 0;
-        const auto injected = injectedIoFault("read", path, rank);
-        if (failed || injected) {
-          throw InputError("'" + path + "': reading '" + label->name() + "' failed (" +
-                           (injected ? *injected : std::string("truncated file?")) + ")");
-        }
+        readRound(dataset, type, selectBlockRound(fileSpace.get(), data ? &data->extent() : nullptr),
+                  transfer, data && data->bytes() > 0 ? data->data() : nullptr, label, path, rank);
         if (!data) return;
         if (layout.owner(block) == rank) digest += blockDigest(*data);
         dw.putBlock(label, block, std::move(data));
       });
     }
-    const std::uint64_t total = comm.allreduceSumWrapping(digest);
-    agreeOn(comm, [&] {
-      if (total != readUnsignedAttribute(dataset.get(), "digest")) {
-        throw InputError("'" + path + "': block variable '" + label->name() +
-                         "' fails its checksum (corrupt data)");
-      }
-    });
+    checkDatasetDigest(comm, dataset, path, "block variable '" + label->name() + "'", digest);
   }
 }
 
@@ -550,15 +547,8 @@ ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, c
           buffer.resize(static_cast<std::size_t>(patch->extendedBox().volume()) *
                         label->elementBytes());
         }
-        const RoundSelection selection = selectRound(fileSpace.get(), patch, domain.lo());
-        const bool failed = H5Dread(dataset.get(), type, selection.memory.get(),
-                                    selection.file.get(), transfer.get(),
-                                    buffer.empty() ? nullptr : buffer.data()) < 0;
-        const auto injected = injectedIoFault("read", path, rank);
-        if (failed || injected) {
-          throw InputError("'" + path + "': reading '" + label->name() + "' failed (" +
-                           (injected ? *injected : std::string("truncated file?")) + ")");
-        }
+        readRound(dataset, type, selectRound(fileSpace.get(), patch, domain.lo()), transfer,
+                  buffer.empty() ? nullptr : buffer.data(), label, path, rank);
         if (patch == nullptr) return;
         const Box box = patch->extendedBox();
         auto var =
@@ -568,13 +558,7 @@ ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, c
         dw.putGridVariable(label, *patch, std::move(var));
       });
     }
-    const std::uint64_t total = comm.allreduceSumWrapping(digest);
-    agreeOn(comm, [&] {
-      if (total != readUnsignedAttribute(dataset.get(), "digest")) {
-        throw InputError("'" + path + "': variable '" + label->name() +
-                         "' fails its checksum (corrupt data)");
-      }
-    });
+    checkDatasetDigest(comm, dataset, path, "variable '" + label->name() + "'", digest);
   }
   readBlockVariables(file, path, comm, labels, dw, transfer);
   for (const VarLabel* label : reductions) {

@@ -109,6 +109,33 @@ DataArchiver::DataArchiver(const ProblemSpec& deck, const std::string& defaultBa
   }
 }
 
+namespace {
+
+// What the files hold of `labels`, with each block variable's shape. A
+// block variable is stored as its global array, so its blocks must tile it:
+// an InputError naming it otherwise.
+std::vector<ArchivedLabel> describeArchived(const std::vector<const VarLabel*>& labels,
+                                            const BlockLayouts* blockLayouts) {
+  std::vector<ArchivedLabel> described;
+  for (const VarLabel* label : labels) {
+    ArchivedLabel entry{label->name(), label->kind() == VarKind::Block, label->valueType(), 0, 0};
+    if (entry.block) {
+      const auto found = blockLayouts ? blockLayouts->find(label) : BlockLayouts::const_iterator{};
+      if (!blockLayouts || found == blockLayouts->end())
+        throw InputError("cannot archive block variable '" + label->name() +
+                         "': the timestep graph gives it no layout");
+      if (const std::string why = found->second.whyNotOneArray(); !why.empty())
+        throw InputError("cannot archive block variable '" + label->name() + "': " + why);
+      entry.rows = found->second.arrayRows();
+      entry.cols = found->second.arrayCols();
+    }
+    described.push_back(std::move(entry));
+  }
+  return described;
+}
+
+}  // namespace
+
 void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
                          const VarLabelRegistry& labels,
                          const std::vector<const VarLabel*>& stateLabels,
@@ -122,39 +149,15 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
   }
   m_saved = savedLabels(labels, stateLabels);
   if (!enabled()) return;
-  // A block variable is stored as its global array: its blocks must tile
-  // it. Refused before anything is written (the same on every rank: the
-  // layouts are).
-  for (const auto* list : {&m_saved, &m_state})
-    for (const VarLabel* label : *list) {
-      if (label->kind() != VarKind::Block) continue;
-      const auto found = blockLayouts ? blockLayouts->find(label) : BlockLayouts::const_iterator{};
-      if (!blockLayouts || found == blockLayouts->end())
-        throw InputError("cannot archive block variable '" + label->name() +
-                         "': the timestep graph gives it no layout");
-      if (const std::string why = found->second.whyNotOneArray(); !why.empty())
-        throw InputError("cannot archive block variable '" + label->name() + "': " + why);
-    }
+  // Both lists are checked whichever is written (refused before anything
+  // is, the same on every rank: the layouts are); the index lists those written.
+  std::vector<ArchivedLabel> saved = describeArchived(m_saved, blockLayouts);
+  std::vector<ArchivedLabel> state = describeArchived(m_state, blockLayouts);
   m_index.component = component;
   m_index.tesseraVersion = kVersion;
   m_index.restartedFrom = restartedFrom;
-  const auto describe = [&](const std::vector<const VarLabel*>& list) {
-    std::vector<ArchivedLabel> described;
-    if (!m_outputs && &list == &m_saved) return described;
-    if (!m_checkpoints && &list == &m_state) return described;
-    for (const VarLabel* label : list) {
-      ArchivedLabel entry{label->name(), label->kind() == VarKind::Block, label->valueType(), 0, 0};
-      if (entry.block) {
-        const BlockLayout& layout = blockLayouts->at(label);  // checked above
-        entry.rows = layout.arrayRows();
-        entry.cols = layout.arrayCols();
-      }
-      described.push_back(std::move(entry));
-    }
-    return described;
-  };
-  m_index.outputVariables = describe(m_saved);
-  m_index.checkpointVariables = describe(m_state);
+  if (m_outputs) m_index.outputVariables = std::move(saved);
+  if (m_checkpoints) m_index.checkpointVariables = std::move(state);
   const std::string deckText = "# The deck as run, overrides applied.\n" + m_deck.toYaml() + "\n";
   m_deckDigest = digestOfText(deckText);
   // Rank 0 creates the directory; the others learn its name or the failure.

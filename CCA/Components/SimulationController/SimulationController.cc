@@ -1,7 +1,5 @@
 #include "CCA/Components/SimulationController/SimulationController.h"
 
-#include "Core/Grid/Variables/BlockDigest.h"
-
 #include "CCA/Components/DataArchiver/DataArchiver.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
@@ -78,8 +76,7 @@ std::uint64_t digestBlocks(const VarLabel* label, const OnDemandDataWarehouse& d
                                                              << label->valueType());
   const BlockLayout& layout = dw.blockLayout(label);
   std::uint64_t digest = 0;
-  for (int b : layout.blocksOf(rank)) {
-    if (layout.owner(b) != rank) continue;
+  for (int b : layout.blocksOwnedBy(rank)) {
     const auto data = dw.findBlock(label, b);
     TESSERA_REQUIRE_THROWS(data != nullptr, "state variable '"
                                                 << label->name() << "' block " << b
