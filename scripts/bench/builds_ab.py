@@ -8,12 +8,14 @@ build of the same program measured 3-5 % slower). The references of the problem'
 benchmark run beside them where they exist (prk-reference for the PRK, the
 fused Burgers loop), so that a change of the machine's speed shows too.
 
-  --problem prk      the PRK Stencil (stencil.py's cases), 1 core, --mode
-  --problem burgers  Burgers (burgers.py's 128^3 deck and layout), 1 core, every mode
-  --problem gemm     the GEMM (gemm.py's shapes), 1 rank of 2 threads
+  --problem prk      the PRK Stencil (stencil.py's cases), --mode
+  --problem burgers  Burgers (burgers.py's 128^3 deck and layout), every mode
+  --problem gemm     the GEMM (gemm.py's shapes)
+on 1 rank (1 core; the GEMM: 2 threads) or --ranks ranks of 1 core (a
+change to what moves between ranks shows only there).
 
 usage: scripts/bench/builds_ab.py --problem prk --before build-before --after build
-       [--runs 5] [--mode async] [--small]
+       [--runs 5] [--mode async] [--small] [--ranks 2]
 A benchmark, not a test: it asserts nothing about time.
 """
 import argparse
@@ -31,31 +33,37 @@ from benchlib import LARGE_DECK
 PRK_CASES = [(2, 8192, 4, r) for r in (1, 2)] + [(3, 512, 2, r) for r in (1, 2)]
 
 
+def ranks_name(ranks):
+    return "1 core" if ranks == 1 else f"{ranks} ranks"
+
+
 def prk_runs(args, tmp, builds):
     """(case, name) -> a callable giving (rate, digest) for each configuration."""
     runs = {}
     for axes, n, p, r in PRK_CASES:
         if args.small:
             n //= 4
-        case = f"PRK {axes}D {n}^{axes} r={r}"
+        case = f"PRK {axes}D {n}^{axes} r={r} {ranks_name(args.ranks)}"
         reference = types.SimpleNamespace(build=builds["after"], huge_pages=1)
         runs[(case, "reference")] = (
-            lambda a=axes, n=n, r=r: stencil.run_prk_reference(reference, tmp, 1, a, n, r)[::2])
+            lambda a=axes, n=n, r=r: stencil.run_prk_reference(reference, tmp, args.ranks, a, n,
+                                                               r)[::2])
         for name, build in builds.items():
             options = types.SimpleNamespace(build=build, huge_pages=1)
             runs[(case, name)] = (lambda o=options, a=axes, n=n, p=p, r=r:
-                                  stencil.run_prk(o, tmp, args.mode, 1, a, n, p, r)[::2])
+                                  stencil.run_prk(o, tmp, args.mode, args.ranks, a, n, p, r)[::2])
     return runs
 
 
 def burgers_runs(args, tmp, builds):
     runs = {}
-    runs[("Burgers 1 core", "reference")] = (
-        lambda: burgers.run_reference(builds["after"], "fused-huge", 1, args.steps, 128))
+    cores = ranks_name(args.ranks)
+    runs[(f"Burgers {cores}", "reference")] = (
+        lambda: burgers.run_reference(builds["after"], "fused-huge", args.ranks, args.steps, 128))
     for mode in stencil.MODES:
         for name, build in builds.items():
-            runs[(f"Burgers {mode} 1 core", name)] = (
-                lambda b=build, m=mode: burgers.run_sus(b, LARGE_DECK, m, 1, args.steps))
+            runs[(f"Burgers {mode} {cores}", name)] = (
+                lambda b=build, m=mode: burgers.run_sus(b, LARGE_DECK, m, args.ranks, args.steps))
     return runs
 
 
@@ -67,9 +75,9 @@ def gemm_runs(args, tmp, builds):
             shape = (name_, m // 4, n // 4, k // 4)
         for name, build in builds.items():
             options = types.SimpleNamespace(build=build, deck=gemm.GEMM_DECK, scheduler=None)
-            runs[(f"GEMM {shape[0]} 1 rank", name)] = (
-                lambda o=options, s=shape: (gemm.run_sus(o, tmp, s, 1, gemm.TESSERA_TIMESTEPS)
-                                            ["gflops"], None))
+            runs[(f"GEMM {shape[0]} {ranks_name(args.ranks)}", name)] = (
+                lambda o=options, s=shape: (gemm.run_sus(o, tmp, s, args.ranks,
+                                                         gemm.TESSERA_TIMESTEPS)["gflops"], None))
     return runs
 
 
@@ -82,6 +90,8 @@ def main():
     options.add_argument("--runs", type=int, default=5)
     options.add_argument("--mode", default="async", choices=stencil.MODES, help="PRK only")
     options.add_argument("--small", action="store_true", help="smaller problems: a smoke test")
+    options.add_argument("--ranks", type=int, default=1,
+                         help="MPI ranks of one core each (1: one core; the GEMM: 2 threads)")
     options.add_argument("--steps", type=int, default=20,
                          help="Burgers only: timesteps per run (burgers.py's 20 by default)")
     args = options.parse_args()

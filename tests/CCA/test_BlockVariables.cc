@@ -3,8 +3,9 @@
 // per rank: one message per block and rank), reduces partial blocks onto
 // their owners in the listed order (bits independent of arrival order),
 // reuses one receive buffer round after round (the graph orders the reuse),
-// reads a replicated block where it is held, and cuts block messages into
-// chunks. Compile errors name the task, the variable and the block.
+// reads a replicated block where it is held, cuts block messages into
+// chunks, and moves ghost cells and blocks in one graph as messages of one
+// kind. Compile errors name the task, the variable and the block.
 #include <gtest/gtest.h>
 
 #include "TestHelpers.h"
@@ -15,11 +16,14 @@
 #include "CCA/Ports/DataWarehouse.h"
 #include "CCA/Ports/ExecutionContext.h"
 #include "Core/Grid/Grid.h"
+#include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Parallel/Communicator.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -132,10 +136,12 @@ TEST_P(BlockVariablesTest, AllGatherBringsEachBlockOncePerRank) {
     sched->beginGraph("gather");
     sched->addTask(std::move(gather), TaskSpace{"gather", everyRank(size(), 2)});
     const CompiledGraph graph = compile(*sched);
-    EXPECT_EQ(graph.blockReceives.size(), static_cast<std::size_t>(size() - 1));
-    EXPECT_EQ(graph.blockSends.size(), static_cast<std::size_t>(size() - 1));
-    for (const BlockMessage& send : graph.blockSends)
-      EXPECT_FALSE(send.copy);
+    EXPECT_EQ(graph.receives.size(), static_cast<std::size_t>(size() - 1));
+    EXPECT_EQ(graph.sends.size(), static_cast<std::size_t>(size() - 1));
+    for (const Message& send : graph.sends) {
+      EXPECT_EQ(send.kind, Message::Kind::Block);
+      EXPECT_FALSE(send.block.copy);
+    }
     std::int64_t expectedBytes = 0;
     for (int b = 0; b < size(); ++b)
       if (b != rank()) expectedBytes += rows(b) * cols * 8;
@@ -279,14 +285,14 @@ TEST_P(BlockVariablesTest, OneReceiveBufferServesEveryRoundInTurn) {
   const CompiledGraph graph = compile(*sched);
   // Every rank leaves together if the graph is not what the rest expects
   // (an ASSERT on one rank would leave the others in execute()).
-  const bool shaped = size() == 1 || graph.blockReceives.size() == static_cast<std::size_t>(rounds);
-  ASSERT_EQ(globalSum(shaped ? 0 : 1), 0) << graph.blockReceives.size() << " block receives";
+  const bool shaped = size() == 1 || graph.receives.size() == static_cast<std::size_t>(rounds);
+  ASSERT_EQ(globalSum(shaped ? 0 : 1), 0) << graph.receives.size() << " block receives";
   if (size() > 1) {
     EXPECT_EQ(graph.blockSlotBytes.size(), 1U);
-    EXPECT_TRUE(graph.blockReceives[0].gate.empty());
+    EXPECT_TRUE(graph.receives[0].gate.empty());
     for (int r = 1; r < rounds; ++r)
-      EXPECT_EQ(graph.blockReceives[static_cast<std::size_t>(r)].gate,
-                graph.blockReceives[static_cast<std::size_t>(r - 1)].consumers);
+      EXPECT_EQ(graph.receives[static_cast<std::size_t>(r)].gate,
+                graph.receives[static_cast<std::size_t>(r - 1)].consumers);
   }
   for (int run = 0; run < 2; ++run) {
     OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
@@ -336,13 +342,117 @@ TEST_P(BlockVariablesTest, ReplicatedBlockIsReadWhereItIsHeld) {
   sched->addTask(std::move(read), TaskSpace{"readers", everyRank(size())});
   const CompiledGraph graph = compile(*sched);
   const bool holds = rank() < static_cast<int>(holders.size());
-  EXPECT_EQ(graph.blockReceives.size(), holds ? 0U : 1U);
-  EXPECT_EQ(graph.blockSends.size(),
+  EXPECT_EQ(graph.receives.size(), holds ? 0U : 1U);
+  EXPECT_EQ(graph.sends.size(),
             rank() == 0 ? static_cast<std::size_t>(size() - holders.size()) : 0U);
   OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
   OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
   sched->execute(graph, oldDW, newDW);
   EXPECT_EQ(globalSum(wrong), 0);
+}
+
+// Ghost cells and block parts are messages of one kind of thing: one graph
+// with both sends and receives each of both kinds on every rank (patches in
+// a periodic ring, one per rank, and an all-gather of blocks), their tags in
+// one window per execution (cells by phase, blocks after every phase), all
+// distinct between two ranks, and both arriving whole, execution after
+// execution.
+TEST_P(BlockVariablesTest, GhostCellsAndBlocksTravelAsOneKindOfMessage) {
+  const Grid ring = testing::makeGrid({4 * size(), 4, 4}, {size(), 1, 1}, {}, {true, false, false});
+  std::vector<int> patchRanks(static_cast<std::size_t>(size()));
+  for (int p = 0; p < size(); ++p)
+    patchRanks[static_cast<std::size_t>(p)] = p;
+  const Level& level = ring.level(0);
+  const VarLabel* u = m_labels.create<CCVariable<double>>("U");
+  const VarLabel* x = m_labels.create<BlockVariable<double>>("X");
+  const auto valueOf = [](const IntVector& c) { return 0.5 + c.x + 10.0 * c.y + 100.0 * c.z; };
+  const auto sched = scheduler();
+  sched->setBlockLayout(x, onePerRank(size(), [](int b) { return std::int64_t{2 + b}; }, 8));
+  std::atomic<std::int64_t> wrong{0};
+  std::atomic<std::int64_t> checked{0};
+  sched->beginGraph("mixed");
+  sched->addTask(std::move(Task("cells",
+                                [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                                    ExecutionContext&) {
+                                  CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
+                                  patch.extendedBox().forEachCell(
+                                      [&](const IntVector& c) { var(c) = valueOf(c); });
+                                },
+                                Task::Kind::Host)
+                               .computesVar(u)),
+                 level.eachPatch());
+  sched->addTask(
+      std::move(Task("read cells",
+                     [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                         ExecutionContext&) {
+                       const ConstCCVariable<double> var =
+                           dw.get<double>(u, patch, Ghost::AroundCells, 1);
+                       level.ghostedBox(patch, 1).forEachCell([&](const IntVector& c) {
+                         IntVector inside = c;
+                         inside.x = (c.x + level.resolution().x) % level.resolution().x;
+                         wrong += !sameBits(var(c), valueOf(inside));
+                         ++checked;
+                       });
+                     },
+                     Task::Kind::Host)
+                    .requiresVar(Task::NewDW, u, Ghost::AroundCells, 1)),
+      level.eachPatch());
+  sched->addTask(fillTask(x), TaskSpace{"fill", everyRank(size())});
+  const int blocks = size();
+  Task gather("gather", Task::IndexCallback([&, x, blocks](int, const DataWarehouse&,
+                                                           DataWarehouse& dw, ExecutionContext&) {
+                for (int b = 0; b < blocks; ++b) {
+                  const ConstBlockView<double> v = dw.getBlock<double>(x, b);
+                  for (std::int64_t i = 0; i < v.rows; ++i)
+                    for (std::int64_t j = 0; j < v.cols; ++j) {
+                      wrong += !sameBits(v(i, j), valueAt(v.row0 + i, v.col0 + j, b));
+                      ++checked;
+                    }
+                }
+              }));
+  gather.requiresBlocks(Task::NewDW, x, [blocks](int) {
+    std::vector<BlockRef> all;
+    for (int b = 0; b < blocks; ++b)
+      all.emplace_back(b);
+    return all;
+  });
+  sched->addTask(std::move(gather), TaskSpace{"gather", everyRank(size())});
+  const CompiledGraph graph = sched->compile(ring, patchRanks);
+
+  const int phases = static_cast<int>(graph.tasks.size()) + 1;
+  EXPECT_GE(graph.tagsPerExecution, phases);
+  for (const auto* list : {&graph.sends, &graph.receives}) {
+    std::set<std::pair<int, int>> peerTags;
+    for (const Message& m : *list) {
+      EXPECT_TRUE(peerTags.insert({m.peer, m.tag}).second) << "tag " << m.tag << " twice";
+      EXPECT_LT(m.tag, graph.tagsPerExecution);
+      if (m.kind == Message::Kind::Cells) {
+        EXPECT_EQ(m.tag, m.phase);
+      } else {
+        EXPECT_EQ(m.tag, phases + m.block.sequence);
+      }
+    }
+  }
+  if (size() > 1) {
+    for (const auto* list : {&graph.sends, &graph.receives}) {
+      const auto cells = std::count_if(list->begin(), list->end(), [](const Message& m) {
+        return m.kind == Message::Kind::Cells;
+      });
+      EXPECT_EQ(cells, size() == 2 ? 1 : 2);  // one phase, one or two neighbours
+      EXPECT_EQ(static_cast<int>(list->size()) - cells, size() - 1);  // a block each way
+    }
+  }
+  for (int run = 0; run < 2; ++run) {
+    OnDemandDataWarehouse oldDW("OldDW", run, 0.0, 0.0);
+    OnDemandDataWarehouse newDW("NewDW", run + 1, 0.0, 0.0);
+    sched->execute(graph, oldDW, newDW);
+  }
+  EXPECT_EQ(wrong.load(), 0);
+  const std::int64_t ghosted = 6 * 4 * 4;  // ghost layers across x only (y and z are walls)
+  std::int64_t blockValues = 0;
+  for (int b = 0; b < size(); ++b)
+    blockValues += (2 + b) * 8;
+  EXPECT_EQ(checked.load(), 2 * (ghosted + blockValues));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, BlockVariablesTest, ::testing::ValuesIn(kModes),

@@ -163,7 +163,7 @@ TEST_F(DeviceRunnerTest, AControlThreadThatCannotStartFailsTheExecutionCleanly) 
   {
     OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
     OnDemandDataWarehouse newDW("NewDW", 1, 0.1, 0.1);
-    ExecutionState state(graph, oldDW, newDW, m_world, stats, ExecutionTags{0, 0, 0}, buffers);
+    ExecutionState state(graph, oldDW, newDW, m_world, stats, ExecutionTags{0, 0}, buffers);
     bool threw = false;
     try {
       runner.run(state, deviceStats, helpStats, nullptr, nullptr, [&] {
@@ -184,7 +184,7 @@ TEST_F(DeviceRunnerTest, AControlThreadThatCannotStartFailsTheExecutionCleanly) 
   {
     OnDemandDataWarehouse oldDW("OldDW", 1, 0.1, 0.1);
     OnDemandDataWarehouse newDW("NewDW", 2, 0.2, 0.1);
-    ExecutionState state(graph, oldDW, newDW, m_world, stats, ExecutionTags{1, 100, 100}, buffers);
+    ExecutionState state(graph, oldDW, newDW, m_world, stats, ExecutionTags{1, 100}, buffers);
     EXPECT_NO_THROW(runner.run(state, deviceStats, helpStats, nullptr, nullptr, [&] {
       ++askedAgain;
       control = std::thread([&runner] { runner.help(); });

@@ -31,15 +31,6 @@ class BlockLinker {
     walkReads();
     numberMessages();
     assignSlots();
-    for (std::size_t s = 0; s < m_graph.blockSends.size(); ++s)
-      for (int producer : m_graph.blockSends[s].producers)
-        node(producer).blockSendsToRelease.push_back(static_cast<int>(s));
-    for (std::size_t r = 0; r < m_graph.blockReceives.size(); ++r) {
-      for (int consumer : m_graph.blockReceives[r].consumers)
-        node(consumer).blockReceives.push_back(static_cast<int>(r));
-      for (int gate : m_graph.blockReceives[r].gate)
-        node(gate).blockGates.push_back(static_cast<int>(r));
-    }
     for (std::size_t s = 0; s < m_graph.blockSums.size(); ++s)
       node(m_graph.blockSums[s].node).blockSums.push_back(static_cast<int>(s));
   }
@@ -138,29 +129,35 @@ class BlockLinker {
     return nullptr;
   }
 
-  // The message of `key` to or from `peer` in `list` (sends or receives),
-  // created on first use.
-  int messageFor(std::map<std::pair<PartKey, int>, int>& index, std::vector<BlockMessage>& list,
-                 const PartKey& key, const VarLabel* label, Task::WhichDW dw, const BlockRef& part,
-                 const BlockLayout& blocks, int writer, int peer) {
+  // The message of `key` to or from `peer` (sends: `sending`), created on
+  // first use after the graph's other messages.
+  int messageFor(bool sending, const PartKey& key, const VarLabel* label, Task::WhichDW dw,
+                 const BlockRef& part, const BlockLayout& blocks, int writer, int peer) {
+    auto& index = sending ? m_sendOf : m_receiveOf;
     const auto found = index.find({key, peer});
     if (found != index.end()) return found->second;
-    BlockMessage message;
-    message.label = label;
-    message.dw = dw;
-    message.part = part;
-    message.extent = blocks.extent(part.block);
-    message.extent.row0 += part.rowBegin;
-    message.extent.rows = part.rowEnd - part.rowBegin;
-    message.writer = writer;
+    Message message;
+    message.kind = Message::Kind::Block;
     message.peer = peer;
-    message.bytes = static_cast<std::size_t>(message.extent.size()) * label->elementBytes();
+    BlockTransfer& block = message.block;
+    block.label = label;
+    block.dw = dw;
+    block.part = part;
+    block.extent = blocks.extent(part.block);
+    block.extent.row0 += part.rowBegin;
+    block.extent.rows = part.rowEnd - part.rowBegin;
+    block.writer = writer;
+    message.bytes = static_cast<std::size_t>(block.extent.size()) * label->elementBytes();
+    std::vector<Message>& list = sending ? m_graph.sends : m_graph.receives;
     const int id = static_cast<int>(list.size());
     list.push_back(std::move(message));
     index[{key, peer}] = id;
-    m_keyOf[&list == &m_graph.blockSends ? 0 : 1].push_back(key);
+    m_keyOf[sending ? 0 : 1][id] = key;
     return id;
   }
+
+  Message& send(int s) { return m_graph.sends[static_cast<std::size_t>(s)]; }
+  Message& receive(int r) { return m_graph.receives[static_cast<std::size_t>(r)]; }
 
   void walkReads() {
     for (std::size_t t = 0; t < m_graph.tasks.size(); ++t) {
@@ -227,18 +224,15 @@ class BlockLinker {
       const PartKey key{dep.label->name(), dep.dw, part.block, part.rowBegin, part.rowEnd, writer};
       m_allMessages.insert({source, reader, key});
       if (here) {
-        const int r = messageFor(m_receiveOf, m_graph.blockReceives, key, dep.label, dep.dw, part,
-                                 blocks, writer, source);
-        addOnce(m_graph.blockReceives[static_cast<std::size_t>(r)].consumers, localNode(t, x));
+        const int r = messageFor(false, key, dep.label, dep.dw, part, blocks, writer, source);
+        addOnce(receive(r).consumers, localNode(t, x));
         if (dep.sum) sum.receives.push_back(r);
       }
       if (source == m_rank) {
-        const int s = messageFor(m_sendOf, m_graph.blockSends, key, dep.label, dep.dw, part, blocks,
-                                 writer, reader);
-        BlockMessage& send = m_graph.blockSends[static_cast<std::size_t>(s)];
-        if (version) addOnce(send.producers, localNode(version->task, version->index));
+        Message& sent = send(messageFor(true, key, dep.label, dep.dw, part, blocks, writer, reader));
+        if (version) addOnce(sent.producers, localNode(version->task, version->index));
         if (dep.dw == Task::NewDW && nextWrite(dep.label, part.block, writer) != nullptr)
-          send.copy = true;
+          sent.block.copy = true;
       }
     }
     if (here && dep.sum) {
@@ -249,23 +243,28 @@ class BlockLinker {
     }
   }
 
-  // Tags: the messages between two ranks numbered in one canonical order,
-  // which both ranks see in full.
+  // Tags: the block messages between two ranks numbered in one canonical
+  // order, which both ranks see in full, after the ghost messages' phases.
   void numberMessages() {
+    const int phases = static_cast<int>(m_graph.tasks.size()) + 1;
     std::map<std::pair<int, int>, int> perPair;
     std::map<PairKey, int> sequence;
+    int mostPerPair = 0;
     for (const PairKey& key : m_allMessages) {
       int& count = perPair[{std::get<0>(key), std::get<1>(key)}];
       sequence[key] = count++;
-      m_graph.blockTagStride = std::max(m_graph.blockTagStride, count);
+      mostPerPair = std::max(mostPerPair, count);
     }
-    for (std::size_t s = 0; s < m_graph.blockSends.size(); ++s) {
-      BlockMessage& m = m_graph.blockSends[s];
-      m.sequence = sequence.at({m_rank, m.peer, m_keyOf[0][s]});
+    m_graph.tagsPerExecution = phases + mostPerPair;
+    for (const auto& [s, key] : m_keyOf[0]) {
+      Message& m = send(s);
+      m.block.sequence = sequence.at({m_rank, m.peer, key});
+      m.tag = phases + m.block.sequence;
     }
-    for (std::size_t r = 0; r < m_graph.blockReceives.size(); ++r) {
-      BlockMessage& m = m_graph.blockReceives[r];
-      m.sequence = sequence.at({m.peer, m_rank, m_keyOf[1][r]});
+    for (const auto& [r, key] : m_keyOf[1]) {
+      Message& m = receive(r);
+      m.block.sequence = sequence.at({m.peer, m_rank, key});
+      m.tag = phases + m.block.sequence;
     }
   }
 
@@ -274,8 +273,8 @@ class BlockLinker {
   // (task order, then index order: the order their readers run).
   void assignSlots() {
     std::map<const VarLabel*, std::vector<int>> byLabel;
-    for (std::size_t r = 0; r < m_graph.blockReceives.size(); ++r)
-      byLabel[m_graph.blockReceives[r].label].push_back(static_cast<int>(r));
+    for (const auto& [r, key] : m_keyOf[1])
+      byLabel[receive(r).block.label].push_back(r);
     for (const auto& [label, receives] : byLabel) {
       const int ring = m_graph.blockLayouts->at(label).receiveBuffers();
       const int slots = ring > 0 ? std::min<int>(ring, static_cast<int>(receives.size()))
@@ -283,13 +282,12 @@ class BlockLinker {
       const std::size_t first = m_graph.blockSlotBytes.size();
       m_graph.blockSlotBytes.resize(first + static_cast<std::size_t>(slots), 0);
       for (std::size_t k = 0; k < receives.size(); ++k) {
-        BlockMessage& message = m_graph.blockReceives[static_cast<std::size_t>(receives[k])];
-        message.slot = static_cast<int>(first + k % static_cast<std::size_t>(slots));
-        std::size_t& bytes = m_graph.blockSlotBytes[static_cast<std::size_t>(message.slot)];
+        Message& message = receive(receives[k]);
+        message.block.slot = static_cast<int>(first + k % static_cast<std::size_t>(slots));
+        std::size_t& bytes = m_graph.blockSlotBytes[static_cast<std::size_t>(message.block.slot)];
         bytes = std::max(bytes, message.bytes);
         if (k < static_cast<std::size_t>(slots)) continue;
-        const BlockMessage& previous = m_graph.blockReceives[static_cast<std::size_t>(
-            receives[k - static_cast<std::size_t>(slots)])];
+        const Message& previous = receive(receives[k - static_cast<std::size_t>(slots)]);
         for (int consumer : message.consumers) {
           TESSERA_REQUIRE_THROWS(std::find(previous.consumers.begin(), previous.consumers.end(),
                                            consumer) == previous.consumers.end(),
@@ -311,7 +309,7 @@ class BlockLinker {
   std::set<PairKey> m_allMessages;
   std::map<std::pair<PartKey, int>, int> m_sendOf;  // (part, peer) -> send
   std::map<std::pair<PartKey, int>, int> m_receiveOf;
-  std::vector<PartKey> m_keyOf[2];  // per send, per receive
+  std::map<int, PartKey> m_keyOf[2];  // per block send, per block receive (by message index)
 };
 
 }  // namespace

@@ -30,16 +30,12 @@ std::size_t CompiledGraph::bytesSent() const {
   std::size_t total = 0;
   for (const Message& m : sends)
     total += m.bytes;
-  for (const BlockMessage& m : blockSends)
-    total += m.bytes;
   return total;
 }
 
 std::size_t CompiledGraph::bytesReceived() const {
   std::size_t total = 0;
   for (const Message& m : receives)
-    total += m.bytes;
-  for (const BlockMessage& m : blockReceives)
     total += m.bytes;
   return total;
 }

@@ -38,19 +38,6 @@ struct GhostPiece {
   }
 };
 
-// All the data one rank sends another in one dependency phase. Phase 0 is
-// the old warehouse (ready when the step starts); phase 1 + t is what task t
-// (in graph order) leaves in the new warehouse.
-struct Message {
-  int peer = -1;
-  int phase = 0;
-  int tag = 0;
-  std::vector<GhostPiece> pieces;
-  std::size_t bytes = 0;
-  // Sends: local detailed tasks that must finish before packing.
-  std::vector<int> producers;
-};
-
 // Filling the ghost cells of one variable on one local patch, once per execution.
 struct GhostFill {
   const VarLabel* label = nullptr;
@@ -87,29 +74,50 @@ struct EagerCopy {
   std::vector<int> producers;  // local detailed tasks that leave the final values
 };
 
-// A block, or rows of one, moving from the rank that holds it to a rank
-// whose tasks read it (one message per part, version and destination rank,
-// whatever the number of readers there). See BlockDependencies.h.
-struct BlockMessage {
+// What a block message carries: a block, or rows of one, from the rank
+// that holds it to a rank whose tasks read it (one message per part,
+// version and destination rank, whatever the number of readers there).
+// See BlockDependencies.h.
+struct BlockTransfer {
   const VarLabel* label = nullptr;
   Task::WhichDW dw = Task::OldDW;
-  BlockRef part;      // resolved (rowEnd set)
+  BlockRef part;       // resolved (rowEnd set)
   BlockExtent extent;  // of the part, in the global array
-  int writer = -1;    // the task (graph order) whose version travels; -1: OldDW
-  int peer = -1;
-  int sequence = 0;   // its number among the messages between the two ranks (the MPI tag)
-  std::size_t bytes = 0;
-  // Sends: local detailed tasks that leave the version to send. Sent from
-  // the block's storage without packing, unless a later task of the graph
-  // modifies the block on this rank while the send may be in flight (copy).
-  std::vector<int> producers;
+  int writer = -1;     // the task (graph order) whose version travels; -1: OldDW
+  int sequence = 0;    // its number among the block messages between the two ranks
+  // Sends: from the block's storage without packing, unless a later task of
+  // the graph modifies the block on this rank while the send may be in
+  // flight (copy).
   bool copy = false;
-  // Receives: the local detailed tasks that read it; the buffer it lands in
-  // (a slot of the label's receive buffers); and the tasks that must finish
-  // before it may be posted (the previous readers of that slot: write after read).
-  std::vector<int> consumers;
+  // Receives: the buffer it lands in (a slot of the label's receive buffers).
   int slot = -1;
+};
+
+// One message between this rank and another in one execution of a graph.
+// Every movement of data between ranks is one: the ghost cells of a
+// dependency phase packed together (Cells), or a block part (Block). All are
+// posted, polled, traced and described by one MessageExchange, tagged in one
+// window per execution: Cells by phase (0 .. tasks), Block after them.
+struct Message {
+  enum class Kind { Cells, Block };
+  Kind kind = Kind::Cells;
+  int peer = -1;
+  int tag = 0;  // within its execution's window (CompiledGraph::tagsPerExecution)
+  std::size_t bytes = 0;
+  // Sends: local detailed tasks that must finish before it is packed or posted.
+  std::vector<int> producers;
+  // Receives: the local detailed tasks that read what it brings, and those
+  // that must finish before it may be posted (the previous readers of its
+  // reused buffer: write after read).
+  std::vector<int> consumers;
   std::vector<int> gate;
+  // Cells: the dependency phase (0: the old warehouse, ready when the step
+  // starts; 1 + t: what task t, in graph order, leaves in the new one) and
+  // the pieces, each at its byteOffset in the buffer.
+  int phase = 0;
+  std::vector<GhostPiece> pieces;
+  // Block: what it carries.
+  BlockTransfer block;
 };
 
 // The sum, in the listed order, of block parts that one local index task
@@ -121,7 +129,7 @@ struct BlockSum {
   int index = -1;
   BlockExtent extent;            // the first part's
   std::vector<BlockRef> parts;   // resolved
-  std::vector<int> receives;     // per part: the block receive that brings it, or -1 (held here)
+  std::vector<int> receives;     // per part: the receive that brings it, or -1 (held here)
 };
 
 struct DetailedTask {
@@ -136,14 +144,13 @@ struct DetailedTask {
   std::vector<int> predecessors;          // local detailed tasks that must finish first
   std::vector<int> successors;            // the local detailed tasks that wait for this one
   std::vector<int> fills;                 // ghost fills to perform before running
-  std::vector<int> sendsToRelease;        // send messages this task helps produce
+  std::vector<int> sendsToRelease;        // sends (ghost cells or blocks) it helps produce
+  std::vector<int> receivesRead;          // receives whose data it reads (ghost cells or blocks)
+  std::vector<int> receiveGates;          // receives it holds back (see Message::gate)
   std::vector<int> eagerCopiesToRelease;  // eager copies this task helps produce
   std::vector<int> contributors;          // Reduction only: local tasks that contribute
   std::vector<int> contributionsPerRank;  // Reduction only: contributing patches on each rank
-  std::vector<int> blockReceives;         // block receives it reads
   std::vector<int> blockSums;             // block sums it reads
-  std::vector<int> blockSendsToRelease;   // block sends it helps produce
-  std::vector<int> blockGates;            // block receives it holds back (see BlockMessage::gate)
 
   std::string describe(const std::vector<Task>& tasks) const;
 };
@@ -156,17 +163,18 @@ struct CompiledGraph {
   std::vector<DetailedTask> detailedTasks;  // in execution order
   std::vector<PatchGroup> groups;           // this rank's patch groups (see PatchGroup.h)
   std::vector<GhostFill> fills;
+  std::vector<EagerCopy> eagerCopies;
+  // Messages of every kind, to and from other ranks.
   std::vector<Message> sends;
   std::vector<Message> receives;
-  std::vector<EagerCopy> eagerCopies;
+  // MPI tags one execution takes: tasks + 1 phases, then the most block
+  // messages between any two ranks.
+  int tagsPerExecution = 1;
   // Block variables (see BlockDependencies.h).
   std::vector<TaskSpace> spaces;  // per task: its index space (empty for patch tasks)
   std::shared_ptr<const std::map<const VarLabel*, BlockLayout>> blockLayouts;
-  std::vector<BlockMessage> blockSends;
-  std::vector<BlockMessage> blockReceives;
   std::vector<BlockSum> blockSums;
-  std::vector<std::size_t> blockSlotBytes;  // receive buffer sizes
-  int blockTagStride = 1;  // the most messages between any two ranks (the tag window)
+  std::vector<std::size_t> blockSlotBytes;  // block receive buffer sizes
   // Per label: the most ghost layers any reader asks for (allocation hint).
   std::map<const VarLabel*, int> ghostLayers;
   // Labels the graph reads from the old warehouse (kept across the swap).
@@ -178,7 +186,7 @@ struct CompiledGraph {
 
   // The patches a patch task covers: its group's, or its one patch.
   std::vector<const Patch*> patchesOf(const DetailedTask& node) const;
-  std::size_t bytesSent() const;      // ghost and block messages of one execution
+  std::size_t bytesSent() const;      // messages of one execution
   std::size_t bytesReceived() const;
 };
 

@@ -92,7 +92,7 @@ void DeviceRunner::begin(ExecutionState& state, SchedulerStats& deviceStats,
                               [](const PatchGroup& g) { return g.patches().size() > 1; });
   state.start(/*deferInitialSends=*/m_helped, /*deferEagerCopies=*/copiesApart);
   m_initialSendsPending =
-      m_helped && (!state.graph().sends.empty() || !state.graph().blockSends.empty());
+      m_helped && !state.graph().sends.empty();
 }
 
 void DeviceRunner::end(Lock& lock) {
@@ -387,7 +387,7 @@ void DeviceRunner::runHostTask(int id, Lock& lock, bool helping) {
 }
 
 void DeviceRunner::makeEagerCopiesWithoutLock(Lock& lock) {
-  const GhostExchange::EagerBatch copies = m_state->takePendingEagerCopies();
+  const GhostFills::EagerBatch copies = m_state->takePendingEagerCopies();
   const bool overlapped = m_computing.load(std::memory_order_relaxed);
   ++m_hostTasksRunning;  // end() waits for them as for a host task
   lock.unlock();

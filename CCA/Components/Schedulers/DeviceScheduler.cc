@@ -64,7 +64,7 @@ void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse&
   };
   {
     ExecutionState state(graph, oldDW, newDW, m_comm, controlStats, nextExecution(graph), m_buffers,
-                         mainTrack(), m_options.messageChunkBytes, &m_blockComm);
+                         mainTrack(), m_options.messageChunkBytes);
     try {
       m_runner.run(state, deviceStats, helpStats, mainTrack(), controlTrack(), [this] {
         if (m_control.joinable()) return;

@@ -16,25 +16,24 @@ ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse
                                OnDemandDataWarehouse& newDW, const Communicator& comm,
                                SchedulerStats& stats, const ExecutionTags& tags,
                                MessageBuffers& buffers,
-                               TraceTrack* trace, std::size_t messageChunkBytes,
-                               const Communicator* blockComm)
+                               TraceTrack* trace, std::size_t messageChunkBytes)
     : m_graph(compiledFor(graph, comm)),
       m_oldDW(oldDW),
       m_newDW(newDW),
       m_context{stats, {}, trace},
       m_dependencies(graph),
-      m_ghosts(graph, oldDW, newDW, comm, m_context, tags.execution, tags.ghostTagBase, buffers,
-               messageChunkBytes),
-      m_blocks(graph, oldDW, newDW, blockComm ? *blockComm : comm, m_context, tags.execution,
-               tags.blockTagBase, buffers, messageChunkBytes),
+      m_messages(graph, oldDW, newDW, comm, m_context, tags.execution, tags.tagBase, buffers,
+                 messageChunkBytes),
+      m_ghostFills(graph, oldDW, newDW, m_context, m_messages),
+      m_blockFills(graph, oldDW, newDW, m_context, m_messages, buffers),
       m_reductions(graph, newDW, comm, m_context) {}
 
 void ExecutionState::start(bool deferInitialSends, bool deferEagerCopies) {
   m_newDW.setGhostLayers(m_graph.ghostLayers);
   m_oldDW.setBlockLayouts(m_graph.blockLayouts);
   m_newDW.setBlockLayouts(m_graph.blockLayouts);
-  m_ghosts.start(deferInitialSends, deferEagerCopies);
-  m_blocks.start(deferInitialSends);
+  m_ghostFills.start(deferEagerCopies);
+  m_messages.start(deferInitialSends);
 }
 
 void ExecutionState::abandon(const std::exception_ptr& failure) {
@@ -46,14 +45,14 @@ void ExecutionState::abandon(const std::exception_ptr& failure) {
   } catch (...) {
   }
   m_reductions.abandon(reason);
-  m_ghosts.abandon();
-  m_blocks.abandon();
+  m_blockFills.finish();
+  m_messages.abandon();
 }
 
 std::vector<int> ExecutionState::finish(int id) {
   std::vector<int> ready = m_dependencies.finish(id);
-  m_ghosts.taskFinished(node(id));
-  m_blocks.taskFinished(node(id));
+  m_messages.taskFinished(node(id));
+  m_ghostFills.taskFinished(node(id));
   return ready;
 }
 

@@ -1,15 +1,17 @@
 #pragma once
 // One execution of a compiled graph, whatever the scheduler's threading:
-// which tasks may run (TaskDependencies), the ghost data (GhostExchange) and
-// the reductions (ReductionExchange), tied together so that a finished task
-// releases its successors, its sends and its eager copies at once. One thread
-// at a time touches it (async: the one holding its lock).
+// which tasks may run (TaskDependencies), the messages of every kind
+// (MessageExchange) and what the destination does with them (GhostFills,
+// BlockFills), and the reductions (ReductionExchange), tied together so that
+// a finished task releases its successors, its sends and its eager copies at
+// once. One thread at a time touches it (async: the one holding its lock).
 
-#include "CCA/Components/Schedulers/BlockExchange.h"
+#include "CCA/Components/Schedulers/BlockFills.h"
 #include "CCA/Components/Schedulers/CommTimer.h"
 #include "CCA/Components/Schedulers/CompiledGraph.h"
-#include "CCA/Components/Schedulers/GhostExchange.h"
+#include "CCA/Components/Schedulers/GhostFills.h"
 #include "CCA/Components/Schedulers/MessageBuffers.h"
+#include "CCA/Components/Schedulers/MessageExchange.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Components/Schedulers/ReductionExchange.h"
 #include "CCA/Components/Schedulers/SchedulerStats.h"
@@ -24,12 +26,11 @@
 
 namespace tessera {
 
-// Which execution this is on its scheduler's communicators (numbering the
-// trace's arrows), and the first MPI tag of its windows (TagWindows.h).
+// Which execution this is on its scheduler's communicator (numbering the
+// trace's arrows), and the first MPI tag of its window (TagWindows.h).
 struct ExecutionTags {
   int execution = 0;
-  int ghostTagBase = 0;
-  int blockTagBase = 0;
+  int tagBase = 0;
 };
 
 class ExecutionState {
@@ -38,8 +39,7 @@ class ExecutionState {
   ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                  OnDemandDataWarehouse& newDW, const Communicator& comm, SchedulerStats& stats,
                  const ExecutionTags& tags, MessageBuffers& buffers, TraceTrack* trace = nullptr,
-                 std::size_t messageChunkBytes = kMaxMessageChunkBytes,
-                 const Communicator* blockComm = nullptr);
+                 std::size_t messageChunkBytes = kMaxMessageChunkBytes);
   ExecutionState(const ExecutionState&) = delete;
   ExecutionState& operator=(const ExecutionState&) = delete;
 
@@ -67,10 +67,7 @@ class ExecutionState {
   // finished tasks release (performPendingEagerCopies), by complete() at
   // the latest.
   void start(bool deferInitialSends = false, bool deferEagerCopies = false);
-  void postInitialSends() {
-    m_ghosts.postInitialSends();
-    m_blocks.postInitialSends();
-  }
+  void postInitialSends() { m_messages.postInitialSends(); }
 
   // ---- dependencies ----
   bool isReady(int id) const { return m_dependencies.isReady(id); }
@@ -81,14 +78,9 @@ class ExecutionState {
   bool allFinished() const { return m_dependencies.allFinished(); }
   bool finished(int id) const { return m_dependencies.finished(id); }
 
-  // ---- ghost cells and blocks ----
-  bool progressMessages() {
-    const bool ghosts = m_ghosts.progress();
-    return m_blocks.progress() || ghosts;
-  }
-  bool inputsArrived(const DetailedTask& node) const {
-    return m_ghosts.inputsArrived(node) && m_blocks.inputsArrived(node);
-  }
+  // ---- messages, ghost cells and blocks ----
+  bool progressMessages() { return m_messages.progress(); }
+  bool inputsArrived(const DetailedTask& node) const { return m_messages.inputsArrived(node); }
   // Blocks until the task's messages have arrived (calls `onIdle` while waiting).
   template <class OnIdle>
   void waitForInputs(const DetailedTask& node, const OnIdle& onIdle) {
@@ -97,25 +89,22 @@ class ExecutionState {
     }
   }
   void performFills(const DetailedTask& node) {
-    m_ghosts.performFills(node);
-    m_blocks.performFills(node);
+    m_ghostFills.performFills(node);
+    m_blockFills.performFills(node);
   }
-  bool messagesOutstanding() const { return m_ghosts.outstanding() || m_blocks.outstanding(); }
-  bool receivesOutstanding() const {
-    return m_ghosts.receivesOutstanding() || m_blocks.receivesOutstanding();
+  bool messagesOutstanding() const { return m_messages.outstanding(); }
+  bool receivesOutstanding() const { return m_messages.receivesOutstanding(); }
+  bool eagerCopiesPending() const { return m_ghostFills.eagerCopiesPending(); }
+  std::size_t eagerCopiesReleased() const { return m_ghostFills.eagerCopiesReleased(); }
+  std::size_t eagerCopiesTaken() const { return m_ghostFills.eagerCopiesTaken(); }
+  void performPendingEagerCopies() { m_ghostFills.performPendingEagerCopies(); }
+  // See GhostFills: taken and recorded with the caller's lock, made without it.
+  GhostFills::EagerBatch takePendingEagerCopies() { return m_ghostFills.takePendingEagerCopies(); }
+  void makeEagerCopies(GhostFills::EagerBatch batch) const { m_ghostFills.makeEagerCopies(batch); }
+  void eagerCopiesMade(GhostFills::EagerBatch batch, double seconds, bool overlapped) {
+    m_ghostFills.eagerCopiesMade(batch, seconds, overlapped);
   }
-  bool eagerCopiesPending() const { return m_ghosts.eagerCopiesPending(); }
-  std::size_t eagerCopiesReleased() const { return m_ghosts.eagerCopiesReleased(); }
-  std::size_t eagerCopiesTaken() const { return m_ghosts.eagerCopiesTaken(); }
-  void performPendingEagerCopies() { m_ghosts.performPendingEagerCopies(); }
-  // See GhostExchange: taken and recorded with the caller's lock, made without it.
-  GhostExchange::EagerBatch takePendingEagerCopies() { return m_ghosts.takePendingEagerCopies(); }
-  void makeEagerCopies(GhostExchange::EagerBatch batch) const { m_ghosts.makeEagerCopies(batch); }
-  void eagerCopiesMade(GhostExchange::EagerBatch batch, double seconds, bool overlapped) {
-    m_ghosts.eagerCopiesMade(batch, seconds, overlapped);
-  }
-  const GhostExchange& ghosts() const { return m_ghosts; }
-  const BlockExchange& blocks() const { return m_blocks; }
+  const MessageExchange& messages() const { return m_messages; }
 
   // ---- reductions ----
   void postReduction(const DetailedTask& node) { m_reductions.post(node); }
@@ -132,12 +121,12 @@ class ExecutionState {
   // (calls `onIdle` while waiting); throws if a receive was never consumed.
   template <class OnIdle>
   void complete(const OnIdle& onIdle) {
-    m_ghosts.performPendingEagerCopies();
-    while (m_ghosts.sendsOutstanding() || m_blocks.sendsOutstanding()) {
+    m_ghostFills.performPendingEagerCopies();
+    while (m_messages.sendsOutstanding()) {
       if (!progressMessages()) onIdle();
     }
-    m_ghosts.checkComplete();
-    m_blocks.checkComplete();
+    m_messages.checkComplete();
+    m_blockFills.finish();
   }
 
  private:
@@ -146,8 +135,9 @@ class ExecutionState {
   OnDemandDataWarehouse& m_newDW;
   CommContext m_context;
   TaskDependencies m_dependencies;
-  GhostExchange m_ghosts;
-  BlockExchange m_blocks;
+  MessageExchange m_messages;
+  GhostFills m_ghostFills;
+  BlockFills m_blockFills;
   ReductionExchange m_reductions;
 };
 

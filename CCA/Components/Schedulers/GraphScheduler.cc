@@ -13,19 +13,14 @@ namespace tessera {
 GraphScheduler::GraphScheduler(const Communicator& world, SchedulerOptions options)
     : m_comm(Communicator::duplicate(world.get())),
       m_options(options),
-      m_blockComm(Communicator::duplicate(world.get())),
-      m_ghostTags(TagWindows::of(m_comm)),
-      m_blockTags(TagWindows::of(m_blockComm)),
+      m_tags(TagWindows::of(m_comm)),
       m_blockLayouts(std::make_shared<TaskGraph::BlockLayouts>()) {}
 
 ExecutionTags GraphScheduler::nextExecution(const CompiledGraph& graph) {
   ExecutionTags tags;
   tags.execution = m_executions++;
-  // Ghost messages are tagged by phase: 0 .. tasks.size().
-  tags.ghostTagBase = m_ghostTags.take(static_cast<std::int64_t>(graph.tasks.size()) + 1,
-                                       "graph '" + graph.name + "' (its ghost messages)");
-  tags.blockTagBase =
-      m_blockTags.take(std::max(graph.blockTagStride, 1), "graph '" + graph.name + "' (its block messages)");
+  // Ghost cells are tagged by phase (0 .. tasks), block parts after them.
+  tags.tagBase = m_tags.take(graph.tagsPerExecution, "graph '" + graph.name + "'");
   return tags;
 }
 

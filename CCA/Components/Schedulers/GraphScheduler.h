@@ -82,7 +82,7 @@ class GraphScheduler : public Scheduler {
   TraceTrack* mainTrack() const { return m_trace ? &m_trace->main() : nullptr; }
   TraceTrack* controlTrack() const { return m_trace ? &m_trace->control() : nullptr; }
 
-  // The next execution's number and tag windows (every rank takes them in
+  // The next execution's number and tag window (every rank takes them in
   // the same order: executions are collective).
   ExecutionTags nextExecution(const CompiledGraph& graph);
 
@@ -91,16 +91,12 @@ class GraphScheduler : public Scheduler {
   SchedulerStats m_stats;
   // Kept from one execution to the next (the timestep graph runs every step).
   MessageBuffers m_buffers;
-  // Block messages travel on a communicator of their own (their tags are
-  // numbered per pair of ranks: see BlockDependencies.h).
-  Communicator m_blockComm;
   Trace* m_trace = nullptr;
 
  private:
   // Executions started, failed ones included.
   int m_executions = 0;
-  TagWindows m_ghostTags;  // on m_comm
-  TagWindows m_blockTags;  // on m_blockComm
+  TagWindows m_tags;  // on m_comm
   std::unique_ptr<TaskGraph> m_recording;
   // Replaced, never changed in place: compiled graphs share the version they used.
   std::shared_ptr<const TaskGraph::BlockLayouts> m_blockLayouts;

@@ -1,8 +1,6 @@
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
 
-#include <map>
-#include <set>
-#include <tuple>
+#include <string>
 
 namespace tessera {
 
@@ -34,54 +32,30 @@ void writeGraphviz(std::ostream& out, const std::vector<CompiledGraph>& perRank)
             << ";\n";
     }
   }
-  // A message runs from its producers on the sender to the tasks on the
-  // receiver whose ghost fills it feeds.
+  // A message runs from its producers on the sender (or the sender's old
+  // warehouse) to the tasks on the receiver that read it: dashed for ghost
+  // cells, dotted for a block part.
   for (const CompiledGraph& receiver : perRank) {
-    for (std::size_t m = 0; m < receiver.receives.size(); ++m) {
-      const Message& message = receiver.receives[m];
-      std::set<int> consumers;
-      for (const DetailedTask& node : receiver.detailedTasks) {
-        for (int fill : node.fills) {
-          for (const auto& [index, piece] :
-               receiver.fills[static_cast<std::size_t>(fill)].remotePieces) {
-            if (index == static_cast<int>(m)) consumers.insert(node.id);
-          }
-        }
-      }
+    for (const Message& message : receiver.receives) {
       std::vector<std::string> sources;
       for (const CompiledGraph& sender : perRank) {
         if (sender.rank != message.peer) continue;
         for (const Message& sent : sender.sends) {
-          if (sent.peer != receiver.rank || sent.phase != message.phase) continue;
+          if (sent.peer != receiver.rank || sent.tag != message.tag) continue;
           for (int producer : sent.producers)
             sources.push_back(nodeName(sender.rank, producer));
           if (sent.producers.empty()) sources.push_back(startName(sender.rank));
         }
       }
+      const bool cells = message.kind == Message::Kind::Cells;
+      const std::string label =
+          cells ? std::to_string(message.bytes) + " B"
+                : message.block.label->name() + " " + std::to_string(message.block.part.block) +
+                      ", " + std::to_string(message.bytes) + " B";
       for (const std::string& source : sources) {
-        for (int consumer : consumers) {
-          out << "  " << source << " -> " << nodeName(receiver.rank, consumer)
-              << " [style=dashed, label=\"" << message.bytes << " B\"];\n";
-        }
-      }
-    }
-  }
-  // A block message, from the tasks that leave its version to its readers.
-  for (const CompiledGraph& receiver : perRank) {
-    for (const BlockMessage& message : receiver.blockReceives) {
-      for (const CompiledGraph& sender : perRank) {
-        if (sender.rank != message.peer) continue;
-        for (const BlockMessage& sent : sender.blockSends) {
-          if (sent.peer != receiver.rank || sent.sequence != message.sequence) continue;
-          std::vector<std::string> sources;
-          for (int producer : sent.producers)
-            sources.push_back(nodeName(sender.rank, producer));
-          if (sent.producers.empty()) sources.push_back(startName(sender.rank));
-          for (const std::string& source : sources)
-            for (int consumer : message.consumers)
-              out << "  " << source << " -> " << nodeName(receiver.rank, consumer)
-                  << " [style=dotted, label=\"" << message.label->name() << " "
-                  << message.part.block << ", " << message.bytes << " B\"];\n";
+        for (int consumer : message.consumers) {
+          out << "  " << source << " -> " << nodeName(receiver.rank, consumer) << " [style="
+              << (cells ? "dashed" : "dotted") << ", label=\"" << label << "\"];\n";
         }
       }
     }

@@ -24,7 +24,7 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
                            OnDemandDataWarehouse& newDW) {
   TraceTrack* const track = mainTrack();
   ExecutionState state(graph, oldDW, newDW, m_comm, m_stats, nextExecution(graph), m_buffers, track,
-                       m_options.messageChunkBytes, &m_blockComm);
+                       m_options.messageChunkBytes);
   Watchdog watchdog(m_options.watchdogSeconds);
   const auto idle = [&] {
     if (watchdog.expired()) watchdogFail(state, watchdog.limitSeconds(), m_comm.rank());

@@ -21,40 +21,32 @@ MessageBuffers::~MessageBuffers() {
 
 void MessageBuffers::prepare(const CompiledGraph& graph) {
   reap();
+  // A block is received in a slot, and sent from its storage unless copied.
+  const auto packedBytes = [](const Message& m, bool sent) {
+    if (m.kind == Message::Kind::Cells) return m.bytes;
+    return sent && m.block.copy ? m.bytes : std::size_t{0};
+  };
   receives.resize(graph.receives.size());
   for (std::size_t r = 0; r < graph.receives.size(); ++r)
-    receives[r].resize(graph.receives[r].bytes);
+    receives[r].resize(packedBytes(graph.receives[r], false));
   sends.resize(graph.sends.size());
   for (std::size_t s = 0; s < graph.sends.size(); ++s)
-    sends[s].resize(graph.sends[s].bytes);
+    sends[s].resize(packedBytes(graph.sends[s], true));
   blockSlots.resize(graph.blockSlotBytes.size());
   for (std::size_t s = 0; s < graph.blockSlotBytes.size(); ++s)
     blockSlots[s].resize(graph.blockSlotBytes[s]);
-  blockSends.resize(graph.blockSends.size());
-  for (std::size_t s = 0; s < graph.blockSends.size(); ++s)
-    blockSends[s].resize(graph.blockSends[s].copy ? graph.blockSends[s].bytes : 0);
   blockSums.resize(graph.blockSums.size());
   for (std::size_t s = 0; s < graph.blockSums.size(); ++s)
     blockSums[s].resize(static_cast<std::size_t>(graph.blockSums[s].extent.size()) *
                         graph.blockSums[s].label->elementBytes());
 }
 
-void MessageBuffers::setAside(std::vector<MPI_Request> requests) {
-  keep(std::move(requests), {&receives, &sends}, {});
-}
-
-void MessageBuffers::setAsideBlocks(std::vector<MPI_Request> requests,
-                                    std::vector<std::shared_ptr<const void>> keepAlive) {
-  keep(std::move(requests), {&blockSlots, &blockSends, &blockSums}, std::move(keepAlive));
-}
-
-void MessageBuffers::keep(std::vector<MPI_Request> requests,
-                          std::initializer_list<std::vector<std::vector<std::byte>>*> groups,
-                          std::vector<std::shared_ptr<const void>> keepAlive) {
+void MessageBuffers::setAside(std::vector<MPI_Request> requests,
+                              std::vector<std::shared_ptr<const void>> keepAlive) {
   requests.erase(std::remove(requests.begin(), requests.end(), MPI_REQUEST_NULL), requests.end());
   if (requests.empty()) return;
   SetAside entry{std::move(requests), {}, std::move(keepAlive)};
-  for (auto* group : groups) {
+  for (auto* group : {&receives, &sends, &blockSlots, &blockSums}) {
     for (std::vector<std::byte>& buffer : *group)
       entry.buffers.push_back(std::move(buffer));
     group->clear();

@@ -15,19 +15,20 @@
 #include <mpi.h>
 
 #include <cstddef>
-#include <initializer_list>
 #include <memory>
 #include <vector>
 
 namespace tessera {
 
 struct MessageBuffers {
+  // Per message: a send's packed data (ghost cells, a copied block; empty
+  // for a block sent from its storage), a receive's landing place (ghost
+  // cells; empty for a block, which lands in a slot).
   std::vector<std::vector<std::byte>> receives;
   std::vector<std::vector<std::byte>> sends;
-  // Block variables: receive buffers (slots), copies of sends that a later
-  // task modifies, and array sums.
+  // Block variables: receive buffers reused across messages (slots), and
+  // array sums.
   std::vector<std::vector<std::byte>> blockSlots;
-  std::vector<std::vector<std::byte>> blockSends;
   std::vector<std::vector<std::byte>> blockSums;
 
   MessageBuffers() = default;
@@ -40,12 +41,10 @@ struct MessageBuffers {
   void prepare(const CompiledGraph& graph);
 
   // Takes over `requests` (still in flight) together with every current
-  // ghost buffer; the next prepare() allocates new ones.
-  void setAside(std::vector<MPI_Request> requests);
-  // The same for block messages, keeping `keepAlive` (block storage that
-  // sends read in place) too.
-  void setAsideBlocks(std::vector<MPI_Request> requests,
-                      std::vector<std::shared_ptr<const void>> keepAlive);
+  // buffer and `keepAlive` (block storage that sends read in place); the
+  // next prepare() allocates new ones.
+  void setAside(std::vector<MPI_Request> requests,
+                std::vector<std::shared_ptr<const void>> keepAlive = {});
   std::size_t requestsSetAside() const;
 
  private:
@@ -55,9 +54,6 @@ struct MessageBuffers {
     std::vector<std::shared_ptr<const void>> keepAlive;
   };
   void reap();
-  void keep(std::vector<MPI_Request> requests,
-            std::initializer_list<std::vector<std::vector<std::byte>>*> groups,
-            std::vector<std::shared_ptr<const void>> keepAlive);
   std::vector<SetAside> m_setAside;
 };
 

@@ -1,6 +1,5 @@
 #pragma once
-// What the ghost and the block exchanges share about their MPI requests:
-// each message's chunks (ChunkedMessages.h) as a range of one flat request
+// MessageExchange's MPI requests: each message's chunks (ChunkedMessages.h) as a range of one flat request
 // vector, testing a message's chunks at once, and, after a failure,
 // cancelling what no message matched and collecting what is still in flight.
 

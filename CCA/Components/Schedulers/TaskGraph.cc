@@ -61,6 +61,7 @@ class GraphBuilder {
     buildMessages();
     planEagerCopies();
     linkBlockTasks(m_graph, m_chains, m_indexNodes);
+    linkReceives();
     for (const DetailedTask& node : m_graph.detailedTasks) {
       for (int p : node.predecessors)
         m_graph.detailedTasks[static_cast<std::size_t>(p)].successors.push_back(node.id);
@@ -406,10 +407,7 @@ class GraphBuilder {
       const bool sending = std::get<0>(key) == m_rank;
       auto& list = sending ? m_graph.sends : m_graph.receives;
       const int index = static_cast<int>(list.size());
-      if (sending) {
-        for (int producer : message.producers)
-          m_graph.detailedTasks[static_cast<std::size_t>(producer)].sendsToRelease.push_back(index);
-      } else {
+      if (!sending) {
         for (std::size_t k = 0; k < message.pieces.size(); ++k) {
           const GhostPiece& piece = message.pieces[k];
           auto fill = m_fillOf.find({piece.label, piece.dw, piece.destPatch});
@@ -421,6 +419,36 @@ class GraphBuilder {
         }
       }
       list.push_back(std::move(message));
+    }
+  }
+
+  // Every message, of every kind, known to the tasks it concerns: the
+  // producers of a send release it, the readers of a receive wait for it
+  // (through their ghost fills, or directly for a block), and the gate of a
+  // receive holds it back.
+  void linkReceives() {
+    for (const DetailedTask& node : m_graph.detailedTasks) {
+      for (int f : node.fills) {
+        for (const auto& [message, piece] :
+             m_graph.fills[static_cast<std::size_t>(f)].remotePieces) {
+          std::vector<int>& consumers =
+              m_graph.receives[static_cast<std::size_t>(message)].consumers;
+          if (std::find(consumers.begin(), consumers.end(), node.id) == consumers.end())
+            consumers.push_back(node.id);
+        }
+      }
+    }
+    for (std::size_t s = 0; s < m_graph.sends.size(); ++s)
+      for (int producer : m_graph.sends[s].producers)
+        m_graph.detailedTasks[static_cast<std::size_t>(producer)].sendsToRelease.push_back(
+            static_cast<int>(s));
+    for (std::size_t r = 0; r < m_graph.receives.size(); ++r) {
+      for (int consumer : m_graph.receives[r].consumers)
+        m_graph.detailedTasks[static_cast<std::size_t>(consumer)].receivesRead.push_back(
+            static_cast<int>(r));
+      for (int gate : m_graph.receives[r].gate)
+        m_graph.detailedTasks[static_cast<std::size_t>(gate)].receiveGates.push_back(
+            static_cast<int>(r));
     }
   }
 

@@ -17,9 +17,7 @@ std::string describeWaiting(const ExecutionState& state, int id) {
     if (!state.finished(p))
       reasons.push_back("task " + state.node(p).describe(state.graph().tasks));
   }
-  for (std::string& message : state.ghosts().describeMissingMessages(task))
-    reasons.push_back(std::move(message));
-  for (std::string& message : state.blocks().describeMissingMessages(task))
+  for (std::string& message : state.messages().describeMissingMessages(task))
     reasons.push_back(std::move(message));
   if (task.kind == DetailedTask::Kind::Reduction && state.reductionPosted(id))
     reasons.push_back("the other ranks' contributions (MPI_Iallgatherv)");
@@ -45,9 +43,7 @@ void watchdogFail(const ExecutionState& state, double limitSeconds, int rank) {
     }
     report << "\n  " << describeWaiting(state, task.id);
   }
-  for (const std::string& send : state.ghosts().describeOutstandingSends())
-    report << "\n  " << send;
-  for (const std::string& send : state.blocks().describeOutstandingSends())
+  for (const std::string& send : state.messages().describeOutstandingSends())
     report << "\n  " << send;
   // Reported once, by whoever catches it (sus prints it before it aborts).
   throw WatchdogError(report.str());

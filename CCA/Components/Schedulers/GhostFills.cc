@@ -1,0 +1,131 @@
+#include "CCA/Components/Schedulers/GhostFills.h"
+
+#include "Core/Grid/Grid.h"
+#include "Core/Util/Error.h"
+
+#include <algorithm>
+
+namespace tessera {
+
+GhostFills::GhostFills(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
+                       OnDemandDataWarehouse& newDW, CommContext& context,
+                       const MessageExchange& messages)
+    : m_graph(graph), m_oldDW(oldDW), m_newDW(newDW), m_context(context), m_messages(messages) {
+  m_fillDone.assign(graph.fills.size(), false);
+  m_pendingEagerProducers.resize(graph.eagerCopies.size());
+  for (std::size_t e = 0; e < graph.eagerCopies.size(); ++e)
+    m_pendingEagerProducers[e] = static_cast<int>(graph.eagerCopies[e].producers.size());
+  m_eagerCopiesLeft.resize(graph.fills.size());
+  for (std::size_t f = 0; f < graph.fills.size(); ++f)
+    m_eagerCopiesLeft[f] = graph.fills[f].eagerCopies;
+}
+
+const Patch& GhostFills::patch(int id) const {
+  return m_graph.grid->patchById(id);
+}
+
+void GhostFills::start(bool deferEagerCopies) {
+  m_deferEagerCopies = deferEagerCopies;
+  m_eagerQueue.assign(m_graph.eagerCopies.size(), -1);  // see EagerBatch
+  m_eagerReleased = 0;
+  m_eagerDone = 0;
+}
+
+void GhostFills::taskFinished(const DetailedTask& task) {
+  if (task.eagerCopiesToRelease.empty()) return;
+  for (int copy : task.eagerCopiesToRelease) {
+    if (--m_pendingEagerProducers[static_cast<std::size_t>(copy)] == 0)
+      m_eagerQueue[m_eagerReleased++] = copy;
+  }
+  if (!m_deferEagerCopies) performPendingEagerCopies();
+}
+
+void GhostFills::performPendingEagerCopies() {
+  if (!eagerCopiesPending()) return;
+  const CommTimer timer(m_context, &m_context.stats.packSeconds);
+  const TraceScope traced(m_context.trace, "eager ghost copies", "comm");
+  const EagerBatch batch = takePendingEagerCopies();
+  makeEagerCopies(batch);
+  recordEagerCopies(batch);
+}
+
+GhostFills::EagerBatch GhostFills::takePendingEagerCopies() {
+  const EagerBatch batch{m_eagerDone, m_eagerReleased};
+  m_eagerDone = batch.last;
+  return batch;
+}
+
+void GhostFills::makeEagerCopies(EagerBatch batch) const {
+  for (std::size_t k = batch.first; k < batch.last; ++k)
+    makeEagerCopy(m_eagerQueue[k]);
+}
+
+void GhostFills::makeEagerCopy(int index) const {
+  const EagerCopy& eager = m_graph.eagerCopies[static_cast<std::size_t>(index)];
+  const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(eager.fill)];
+  const GhostPiece& piece = fill.localCopies[static_cast<std::size_t>(eager.piece)];
+  const auto destination = m_newDW.findGridVariable(fill.label, patch(fill.patchId));
+  const auto source = m_newDW.findGridVariable(fill.label, patch(piece.sourcePatch));
+  TESSERA_REQUIRE_THROWS(destination != nullptr && source != nullptr,
+                         "eager ghost copy of '" << fill.label->name() << "' from patch "
+                                                 << piece.sourcePatch << " to patch "
+                                                 << fill.patchId << ": not in " << m_newDW.name());
+  destination->copyFrom(*source, piece.sourceBox, piece.offset);
+}
+
+void GhostFills::eagerCopiesMade(EagerBatch batch, double seconds, bool overlapped) {
+  m_context.charge(seconds, overlapped, &m_context.stats.packSeconds);
+  recordEagerCopies(batch);
+}
+
+void GhostFills::recordEagerCopies(EagerBatch batch) {
+  for (std::size_t k = batch.first; k < batch.last; ++k) {
+    const auto f = static_cast<std::size_t>(
+        m_graph.eagerCopies[static_cast<std::size_t>(m_eagerQueue[k])].fill);
+    const GhostFill& fill = m_graph.fills[f];
+    if (--m_eagerCopiesLeft[f] == 0)
+      m_newDW.markLocalGhostsFilled(fill.label, patch(fill.patchId), fill.numGhost, fill.type);
+  }
+}
+
+void GhostFills::performFills(const DetailedTask& task) {
+  TESSERA_REQUIRE_THROWS(m_messages.inputsArrived(task), "ghost fill of " << task.describe(m_graph.tasks)
+                                                               << " before its messages arrived");
+  if (task.fills.empty()) return;
+  const CommTimer timer(m_context, &m_context.stats.packSeconds);
+  const TraceScope traced(m_context.trace, "ghost fill", "comm", task.id);
+  for (int index : task.fills) {
+    if (m_fillDone[static_cast<std::size_t>(index)]) continue;
+    const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
+    OnDemandDataWarehouse& dw = fill.dw == Task::OldDW ? m_oldDW : m_newDW;
+    const Patch& target = patch(fill.patchId);
+    dw.ensureGhostRoom(fill.label, target, fill.numGhost);
+    const auto destination = dw.findGridVariable(fill.label, target);
+    // The previous step may have made the local copies already, while their
+    // data was in cache.
+    const bool copiedAhead = fill.dw == Task::OldDW &&
+                             dw.localGhostsFilled(fill.label, target, fill.numGhost, fill.type);
+    const auto copy = [&](const GhostPiece& piece) {
+      const auto source = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
+      TESSERA_REQUIRE_THROWS(source != nullptr, "ghost cells of '"
+                                                    << piece.label->name() << "' need patch "
+                                                    << piece.sourcePatch << ", which is not in "
+                                                    << dw.name());
+      destination->copyFrom(*source, piece.sourceBox, piece.offset);
+    };
+    if (!copiedAhead) std::for_each(fill.localCopies.begin(), fill.localCopies.end(), copy);
+    if (!fill.groupCopies.empty() &&
+        !dw.inGroupStorage(fill.label, fill.groupStorageKey, *destination))
+      std::for_each(fill.groupCopies.begin(), fill.groupCopies.end(), copy);
+    for (const auto& [message, pieceIndex] : fill.remotePieces) {
+      const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]
+                                    .pieces[static_cast<std::size_t>(pieceIndex)];
+      destination->unpack(
+          piece.sourceBox.shift(piece.offset),
+          m_messages.receiveBuffer(message) + piece.byteOffset);
+    }
+    m_fillDone[static_cast<std::size_t>(index)] = true;
+  }
+}
+
+}  // namespace tessera

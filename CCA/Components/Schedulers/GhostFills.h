@@ -1,0 +1,79 @@
+#pragma once
+// The destination end of ghost data in one execution of a graph: a task's
+// ghost cells filled, just before it runs, from local copies and from the
+// messages (MessageExchange) that brought its neighbours' cells; and local
+// copies made eagerly when their sources are done. Used by the control
+// thread only (eager copies: see EagerBatch).
+
+#include "CCA/Components/Schedulers/CommTimer.h"
+#include "CCA/Components/Schedulers/CompiledGraph.h"
+#include "CCA/Components/Schedulers/MessageExchange.h"
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace tessera {
+
+class GhostFills {
+ public:
+  GhostFills(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
+             OnDemandDataWarehouse& newDW, CommContext& context, const MessageExchange& messages);
+  GhostFills(const GhostFills&) = delete;
+  GhostFills& operator=(const GhostFills&) = delete;
+
+  // With `deferEagerCopies`, a finished task's eager copies wait for
+  // performPendingEagerCopies (a control thread makes them while the next
+  // kernel runs) instead of being made at once.
+  void start(bool deferEagerCopies);
+  // A task finished: makes (or queues) the eager copies it completes.
+  void taskFinished(const DetailedTask& task);
+  bool eagerCopiesPending() const { return m_eagerDone < m_eagerReleased; }
+  // How many eager copies finished tasks have released, and how many of
+  // them were taken (made, or being made).
+  std::size_t eagerCopiesReleased() const { return m_eagerReleased; }
+  std::size_t eagerCopiesTaken() const { return m_eagerDone; }
+  void performPendingEagerCopies();
+  // An eager copy writes ghost cells that no task of this execution reads
+  // or writes (planEagerCopies), from values no later task changes, so a
+  // thread may make copies without the caller's lock: it takes a batch
+  // with the lock, makes it without it, and records it with it again. (A
+  // task reading a group of patches made one by one copies them, ghost
+  // cells included, into one allocation: not beside groups of several.)
+  // A batch is a range of the release queue, an array sized for every copy
+  // at start() and never resized while the execution runs: a release
+  // writes one slot past the batches already taken (under the lock), so
+  // no entry a batch reads is ever written again.
+  struct EagerBatch {
+    std::size_t first = 0;
+    std::size_t last = 0;
+  };
+  EagerBatch takePendingEagerCopies();
+  void makeEagerCopies(EagerBatch batch) const;
+  void eagerCopiesMade(EagerBatch batch, double seconds, bool overlapped);
+
+  // Fills the ghost cells the task reads (its messages must have arrived).
+  void performFills(const DetailedTask& task);
+
+ private:
+  const Patch& patch(int id) const;
+  void makeEagerCopy(int index) const;
+  // Counts the batch's copies per fill, marking each fill they complete.
+  void recordEagerCopies(EagerBatch batch);
+
+  const CompiledGraph& m_graph;
+  OnDemandDataWarehouse& m_oldDW;
+  OnDemandDataWarehouse& m_newDW;
+  CommContext& m_context;
+  const MessageExchange& m_messages;
+
+  std::vector<bool> m_fillDone;              // per fill
+  std::vector<int> m_pendingEagerProducers;  // per eager copy
+  std::vector<int> m_eagerCopiesLeft;        // per fill
+  bool m_deferEagerCopies = false;
+  std::vector<int> m_eagerQueue;    // released eager copies, in release order
+  std::size_t m_eagerReleased = 0;  // ... the slots filled
+  std::size_t m_eagerDone = 0;      // ... of which taken
+};
+
+}  // namespace tessera
