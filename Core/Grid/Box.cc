@@ -31,6 +31,24 @@ std::vector<Box> difference(const Box& a, const Box& b) {
   return pieces;
 }
 
+std::vector<Box> difference(const std::vector<Box>& boxes, const Box& minus) {
+  std::vector<Box> rest;
+  for (const Box& box : boxes)
+    for (const Box& piece : difference(box, minus))
+      rest.push_back(piece);
+  return rest;
+}
+
+Box coarsen(const Box& b, const IntVector& ratio) {
+  // Floor for the low corner and ceiling for the high one.
+  IntVector lo, hi;
+  for (int axis = 0; axis < 3; ++axis) {
+    lo[axis] = floorDiv(b.lo()[axis], ratio[axis]);
+    hi[axis] = -floorDiv(-b.hi()[axis], ratio[axis]);
+  }
+  return {lo, hi};
+}
+
 std::ostream& operator<<(std::ostream& out, const Box& b) {
   return out << '[' << b.lo() << ", " << b.hi() << ')';
 }

@@ -80,6 +80,20 @@ class Box {
 
 // The cells of `a` not in `b`, as at most six disjoint boxes.
 std::vector<Box> difference(const Box& a, const Box& b);
+// The cells of `boxes` not in `minus`, as disjoint boxes.
+std::vector<Box> difference(const std::vector<Box>& boxes, const Box& minus);
+
+// n / d rounded down, for cell indices (ghost and extra cells are negative).
+KOKKOS_INLINE_FUNCTION constexpr int floorDiv(int n, int d) {
+  return n >= 0 ? n / d : -((-n + d - 1) / d);
+}
+
+// Between levels whose cells differ by `ratio` per axis: the fine cells of
+// coarse box `b`, and the coarse cells that hold any fine cell of `b`.
+KOKKOS_INLINE_FUNCTION constexpr Box refine(const Box& b, const IntVector& ratio) {
+  return {b.lo() * ratio, b.hi() * ratio};
+}
+Box coarsen(const Box& b, const IntVector& ratio);
 
 std::ostream& operator<<(std::ostream& out, const Box& b);
 

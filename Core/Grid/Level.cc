@@ -86,33 +86,101 @@ void LevelSpec::check() const {
 Level::Level(int index, const LevelSpec& spec, int firstPatchId)
     : m_index(index), m_spec(spec), m_firstPatchId(firstPatchId) {
   m_spec.check();
-  for (int axis = 0; axis < 3; ++axis) {
+  for (int axis = 0; axis < 3; ++axis)
     m_spacing[axis] = (spec.upper[axis] - spec.lower[axis]) / spec.resolution[axis];
-    const int n = spec.resolution[axis];
-    const int p = spec.patches[axis];
-    for (int i = 0; i <= p; ++i) {
-      m_cuts[axis].push_back(static_cast<int>(static_cast<std::int64_t>(i) * n / p));
+  addRegion({cellBox(), spec.patches}, IntVector::uniform(1));
+}
+
+Level::Level(int index, const Level& coarser, const IntVector& ratio,
+             std::vector<LevelRegion> regions, int firstPatchId)
+    : m_index(index),
+      m_spec(coarser.spec()),
+      m_coarser(&coarser),
+      m_ratio(ratio),
+      m_firstPatchId(firstPatchId) {
+  TESSERA_REQUIRE_THROWS(IntVector::uniform(1).allLessEqual(ratio),
+                         "level " << index << ": refinement ratio " << ratio
+                                  << " must be at least 1 along every axis");
+  TESSERA_REQUIRE_THROWS(!regions.empty(), "level " << index << " has no region");
+  m_spec.resolution = coarser.resolution() * ratio;
+  m_spec.check();
+  for (int axis = 0; axis < 3; ++axis)
+    m_spacing[axis] = (m_spec.upper[axis] - m_spec.lower[axis]) / m_spec.resolution[axis];
+  for (std::size_t r = 0; r < regions.size(); ++r) {
+    const LevelRegion& region = regions[r];
+    const Box& cells = region.cells;
+    TESSERA_REQUIRE_THROWS(!cells.empty() && cellBox().contains(cells),
+                           "level " << index << ": region " << cells << " is "
+                                    << (cells.empty() ? "empty" : "outside the domain ")
+                                    << (cells.empty() ? Box{} : cellBox()));
+    for (int axis = 0; axis < 3; ++axis) {
+      TESSERA_REQUIRE_THROWS(cells.lo()[axis] % ratio[axis] == 0 &&
+                                 cells.hi()[axis] % ratio[axis] == 0,
+                             "level " << index << ": region " << cells
+                                      << " is not made of whole cells of level " << index - 1
+                                      << " (ratio " << ratio << ")");
+      const int coarseCells = cells.size()[axis] / ratio[axis];
+      TESSERA_REQUIRE_THROWS(region.patches[axis] >= 1 && region.patches[axis] <= coarseCells,
+                             "level " << index << ": region " << cells << " cannot hold "
+                                      << region.patches << " patches (each needs at least one "
+                                      << "cell of level " << index - 1 << " per axis)");
+    }
+    for (std::size_t q = 0; q < r; ++q) {
+      TESSERA_REQUIRE_THROWS(!regions[q].cells.intersects(cells),
+                             "level " << index << ": regions " << regions[q].cells << " and "
+                                      << cells << " overlap");
     }
   }
-  const IntVector& layout = spec.patches;
-  m_patches.reserve(static_cast<std::size_t>(layout.product()));
-  int id = firstPatchId;
+  for (const LevelRegion& region : regions)
+    addRegion(region, ratio);
+}
+
+void Level::addRegion(const LevelRegion& region, const IntVector& ratio) {
+  const int regionIndex = static_cast<int>(m_regions.size());
+  m_regions.push_back(region);
+  m_regionFirstPatch.push_back(static_cast<int>(m_patches.size()));
+  std::array<std::vector<int>, 3> cuts;
+  for (int axis = 0; axis < 3; ++axis) {
+    const int lo = region.cells.lo()[axis];
+    const std::int64_t units = region.cells.size()[axis] / ratio[axis];
+    const int p = region.patches[axis];
+    for (int i = 0; i <= p; ++i)
+      cuts[axis].push_back(lo + ratio[axis] * static_cast<int>(i * units / p));
+  }
+  const IntVector& layout = region.patches;
+  m_patches.reserve(m_patches.size() + static_cast<std::size_t>(layout.product()));
+  int id = m_firstPatchId + static_cast<int>(m_patches.size());
   for (int pk = 0; pk < layout.z; ++pk) {
     for (int pj = 0; pj < layout.y; ++pj) {
       for (int pi = 0; pi < layout.x; ++pi) {
         const IntVector at{pi, pj, pk};
         IntVector lo, hi, extraLow, extraHigh;
         for (int axis = 0; axis < 3; ++axis) {
-          lo[axis] = m_cuts[axis][at[axis]];
-          hi[axis] = m_cuts[axis][at[axis] + 1];
-          const bool walled = !spec.periodic[axis];
-          extraLow[axis] = (walled && at[axis] == 0) ? spec.extraCells[axis] : 0;
-          extraHigh[axis] = (walled && at[axis] == layout[axis] - 1) ? spec.extraCells[axis] : 0;
+          lo[axis] = cuts[axis][at[axis]];
+          hi[axis] = cuts[axis][at[axis] + 1];
+          const bool walled = !m_spec.periodic[axis];
+          extraLow[axis] = (walled && lo[axis] == 0) ? m_spec.extraCells[axis] : 0;
+          extraHigh[axis] =
+              (walled && hi[axis] == m_spec.resolution[axis]) ? m_spec.extraCells[axis] : 0;
         }
-        m_patches.emplace_back(*this, id++, at, Box{lo, hi}, extraLow, extraHigh);
+        m_patches.emplace_back(*this, id++, at, Box{lo, hi}, extraLow, extraHigh, regionIndex);
       }
     }
   }
+  m_cuts.push_back(std::move(cuts));
+  m_numCells += region.cells.volume();
+}
+
+Box Level::extendedRegionBox(int region) const {
+  const Box& cells = m_regions[static_cast<std::size_t>(region)].cells;
+  IntVector lo = cells.lo();
+  IntVector hi = cells.hi();
+  for (int axis = 0; axis < 3; ++axis) {
+    if (m_spec.periodic[axis]) continue;
+    if (lo[axis] == 0) lo[axis] -= m_spec.extraCells[axis];
+    if (hi[axis] == m_spec.resolution[axis]) hi[axis] += m_spec.extraCells[axis];
+  }
+  return {lo, hi};
 }
 
 Vector3 Level::cellCentre(const IntVector& cell) const {
@@ -142,15 +210,17 @@ const Patch& Level::patchById(int id) const {
   return m_patches[static_cast<std::size_t>(id - m_firstPatchId)];
 }
 
-const Patch* Level::patchAtLayout(IntVector at) const {
-  const IntVector& layout = m_spec.patches;
+const Patch* Level::patchAtLayout(IntVector at, int region) const {
+  const LevelRegion& r = m_regions.at(static_cast<std::size_t>(region));
+  const IntVector& layout = r.patches;
   for (int axis = 0; axis < 3; ++axis) {
     if (at[axis] < 0 || at[axis] >= layout[axis]) {
-      if (!m_spec.periodic[axis]) return nullptr;
+      if (!m_spec.periodic[axis] || r.cells.size()[axis] != m_spec.resolution[axis]) return nullptr;
       at[axis] = ((at[axis] % layout[axis]) + layout[axis]) % layout[axis];
     }
   }
-  return &m_patches[static_cast<std::size_t>((at.z * layout.y + at.y) * layout.x + at.x)];
+  const int first = m_regionFirstPatch[static_cast<std::size_t>(region)];
+  return &m_patches[static_cast<std::size_t>(first + (at.z * layout.y + at.y) * layout.x + at.x)];
 }
 
 Box Level::ghostedBox(const Patch& patch, int numGhost) const {
@@ -167,27 +237,31 @@ Box Level::ghostedBox(const Patch& patch, int numGhost) const {
 
 std::vector<const Patch*> Level::patchesIntersecting(const Box& box) const {
   std::vector<const Patch*> found;
-  const Box domain = extendedCellBox();
-  const Box query = box.intersection(domain);
-  if (query.empty()) return found;
-  IntVector first, last;
-  for (int axis = 0; axis < 3; ++axis) {
-    const std::vector<int>& cuts = m_cuts[axis];
-    const int patches = m_spec.patches[axis];
-    // The patch holding the query's first cell, and the one holding its last
-    // (extra cells belong to the first and last patch of an axis).
-    const auto begin = std::upper_bound(cuts.begin(), cuts.end(), query.lo()[axis]);
-    const auto end = std::lower_bound(cuts.begin(), cuts.end(), query.hi()[axis]);
-    first[axis] = std::clamp(static_cast<int>(begin - cuts.begin()) - 1, 0, patches - 1);
-    last[axis] = std::clamp(static_cast<int>(end - cuts.begin()) - 1, 0, patches - 1);
+  for (int r = 0; r < static_cast<int>(m_regions.size()); ++r) {
+    const Box query = box.intersection(extendedRegionBox(r));
+    if (query.empty()) continue;
+    const LevelRegion& region = m_regions[static_cast<std::size_t>(r)];
+    const auto& regionCuts = m_cuts[static_cast<std::size_t>(r)];
+    IntVector first, last;
+    for (int axis = 0; axis < 3; ++axis) {
+      const std::vector<int>& cuts = regionCuts[static_cast<std::size_t>(axis)];
+      const int patches = region.patches[axis];
+      // The patch holding the query's first cell, and the one holding its
+      // last (extra cells belong to the first and last patch of an axis).
+      const auto begin = std::upper_bound(cuts.begin(), cuts.end(), query.lo()[axis]);
+      const auto end = std::lower_bound(cuts.begin(), cuts.end(), query.hi()[axis]);
+      first[axis] = std::clamp(static_cast<int>(begin - cuts.begin()) - 1, 0, patches - 1);
+      last[axis] = std::clamp(static_cast<int>(end - cuts.begin()) - 1, 0, patches - 1);
+    }
+    const int base = m_regionFirstPatch[static_cast<std::size_t>(r)];
+    for (int pk = first.z; pk <= last.z; ++pk)
+      for (int pj = first.y; pj <= last.y; ++pj)
+        for (int pi = first.x; pi <= last.x; ++pi) {
+          const Patch& patch = m_patches[static_cast<std::size_t>(
+              base + (pk * region.patches.y + pj) * region.patches.x + pi)];
+          if (patch.extendedBox().intersects(query)) found.push_back(&patch);
+        }
   }
-  for (int pk = first.z; pk <= last.z; ++pk)
-    for (int pj = first.y; pj <= last.y; ++pj)
-      for (int pi = first.x; pi <= last.x; ++pi) {
-        const Patch& patch = m_patches[static_cast<std::size_t>(
-            (pk * m_spec.patches.y + pj) * m_spec.patches.x + pi)];
-        if (patch.extendedBox().intersects(query)) found.push_back(&patch);
-      }
   return found;
 }
 
@@ -245,6 +319,23 @@ std::vector<GhostRegion> Level::ghostRegions(const Patch& patch, int numGhost,
     if (!patch.hasBoundaryCondition(face)) collect(faceSlab(patch.interior(), face, numGhost));
   }
   return regions;
+}
+
+std::vector<Box> Level::coarseFineGhosts(const Patch& patch, int numGhost,
+                                         Ghost::Type type) const {
+  std::vector<Box> missing;
+  if (numGhost <= 0 || type == Ghost::None) return missing;
+  if (type == Ghost::AroundCells) {
+    missing = difference(ghostedBox(patch, numGhost), patch.extendedBox());
+  } else {
+    for (const Face face : allFaces())
+      if (!patch.hasBoundaryCondition(face))
+        missing.push_back(faceSlab(patch.interior(), face, numGhost));
+  }
+  if (coversDomain()) return {};
+  for (const GhostRegion& region : ghostRegions(patch, numGhost, type))
+    missing = difference(missing, region.destinationBox());
+  return missing;
 }
 
 }  // namespace tessera

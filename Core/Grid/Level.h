@@ -1,7 +1,10 @@
 #pragma once
-// A uniform level: a physical box cut into `resolution` cells, laid out as
-// `patches` rectangular patches (the layout need not divide the resolution:
-// patch p of P along an axis of n cells starts at floor(p*n/P)).
+// A level of the grid: the domain at one resolution, and the regions of it
+// the level covers, each laid out as rectangular patches. Level 0 covers the
+// domain in one region, cut into `patches` (the layout need not divide the
+// resolution: patch p of P along an axis of n cells starts at floor(p*n/P)).
+// A finer level refines the one below it by a ratio per axis and covers
+// regions of it (docs/amr.md).
 
 #include "Core/Grid/Box.h"
 #include "Core/Grid/Ghost.h"
@@ -35,26 +38,51 @@ struct LevelSpec {
   void check() const;
 };
 
+// A box of a level's cells laid out as `patches` patches per axis. On a
+// finer level the cuts fall on whole cells of the level below (patch p of P
+// along an axis of n fine cells starts at lo + ratio*floor(p*(n/ratio)/P)),
+// so the fine cells of one coarse cell always lie in one patch.
+struct LevelRegion {
+  Box cells;
+  IntVector patches{1, 1, 1};
+};
+
 class Level {
  public:
+  // Level 0: the domain of `spec`, one region.
   Level(int index, const LevelSpec& spec, int firstPatchId);
+  // A finer level: `coarser` refined by `ratio` (at least 1 per axis) over
+  // `regions`, boxes of this level's cells made of whole coarse cells, inside
+  // the domain and disjoint (an InputError otherwise).
+  Level(int index, const Level& coarser, const IntVector& ratio, std::vector<LevelRegion> regions,
+        int firstPatchId);
   // Patches point back at their level, so a level stays where it was built.
   Level(const Level&) = delete;
   Level& operator=(const Level&) = delete;
 
   int index() const { return m_index; }
+  // The domain at this level's resolution (`patches`: the first region's layout).
   const LevelSpec& spec() const { return m_spec; }
   const IntVector& resolution() const { return m_spec.resolution; }
-  const IntVector& patchLayout() const { return m_spec.patches; }
+  // The patch layout of the first region (level 0: of the domain).
+  const IntVector& patchLayout() const { return m_regions.front().patches; }
+  // The level below, or null for level 0, and the ratio of this level's
+  // cells to its cells per axis ({1, 1, 1} for level 0).
+  const Level* coarser() const { return m_coarser; }
+  const IntVector& refinementRatio() const { return m_ratio; }
+  const std::vector<LevelRegion>& regions() const { return m_regions; }
+  // True when the level's patches cover its whole domain (level 0 always).
+  bool coversDomain() const { return numCells() == cellBox().volume(); }
   bool periodic(int axis) const { return m_spec.periodic[axis]; }
   Vector3 spacing() const { return m_spacing; }
   Vector3 cellCentre(const IntVector& cell) const;
 
-  // The interior cells of the level, [0, resolution).
+  // The interior cells of the domain at this level's resolution, [0, resolution).
   Box cellBox() const { return {IntVector{}, m_spec.resolution}; }
   // The interior plus extra cells on every non-periodic side.
   Box extendedCellBox() const;
-  std::int64_t numCells() const { return cellBox().volume(); }
+  // The cells the level's patches cover (level 0: the whole domain).
+  std::int64_t numCells() const { return m_numCells; }
 
   const std::vector<Patch>& patches() const { return m_patches; }
   // Every patch of the level, the usual patch set of a task.
@@ -62,8 +90,9 @@ class Level {
   int numPatches() const { return static_cast<int>(m_patches.size()); }
   int firstPatchId() const { return m_firstPatchId; }
   const Patch& patchById(int id) const;
-  // The patch at a layout position, wrapping periodic axes; nullptr outside.
-  const Patch* patchAtLayout(IntVector layoutIndex) const;
+  // The patch at a layout position of a region, wrapping periodic axes the
+  // region spans whole; nullptr outside.
+  const Patch* patchAtLayout(IntVector layoutIndex, int region = 0) const;
 
   // Where `patch`'s ghost cells come from, with `numGhost` layers: all round
   // (faces, edges and corners) for Ghost::AroundCells, across the faces only
@@ -74,8 +103,15 @@ class Level {
   // proportion to the neighbours found, not to the patches of the level.
   std::vector<GhostRegion> ghostRegions(const Patch& patch, int numGhost,
                                         Ghost::Type type = Ghost::AroundCells) const;
+  // The ghost cells of `patch` (as ghostRegions) that no patch of this level
+  // holds: on a finer level, those the level below fills by interpolation
+  // (its coarse-fine boundary). Disjoint boxes in the patch's index space
+  // (beyond a periodic boundary: the image's cells); none on a level that
+  // covers its domain.
+  std::vector<Box> coarseFineGhosts(const Patch& patch, int numGhost,
+                                    Ghost::Type type = Ghost::AroundCells) const;
   // The patches whose extended boxes meet `box` (level indices, no periodic
-  // wrapping), in id order; found from the layout's cuts, not by a scan.
+  // wrapping), in id order; found from the regions' cuts, not by a scan.
   std::vector<const Patch*> patchesIntersecting(const Box& box) const;
   // The patches whose extended boxes come within `distance` cells of
   // `patch`'s, across periodic boundaries too (`patch` itself among them),
@@ -86,16 +122,27 @@ class Level {
   Box ghostedBox(const Patch& patch, int numGhost) const;
 
  private:
+  // Cuts `region` into patches (`ratio`: the cells the cuts fall on).
+  void addRegion(const LevelRegion& region, const IntVector& ratio);
+  // A region's cells plus the extra cells of its non-periodic domain faces.
+  Box extendedRegionBox(int region) const;
+
   int m_index;
   LevelSpec m_spec;
+  const Level* m_coarser = nullptr;
+  IntVector m_ratio{1, 1, 1};
   Vector3 m_spacing;
   int m_firstPatchId;
+  std::int64_t m_numCells = 0;
   // Calls f(source, image) for every patch whose extended box, shifted by
   // the periodic image offset, meets `wanted`.
   template <class F>
   void forEachImageSource(const Box& wanted, const F& f) const;
 
-  std::array<std::vector<int>, 3> m_cuts;  // patch boundaries along each axis
+  std::vector<LevelRegion> m_regions;
+  // Per region: patch boundaries along each axis, and its first patch (index into m_patches).
+  std::vector<std::array<std::vector<int>, 3>> m_cuts;
+  std::vector<int> m_regionFirstPatch;
   std::vector<Patch> m_patches;
 };
 

@@ -10,10 +10,11 @@ const char* faceName(Face f) {
 }
 
 Patch::Patch(const Level& level, int id, const IntVector& layoutIndex, const Box& interior,
-             const IntVector& extraLow, const IntVector& extraHigh)
+             const IntVector& extraLow, const IntVector& extraHigh, int region)
     : m_level(&level),
       m_id(id),
       m_layoutIndex(layoutIndex),
+      m_region(region),
       m_interior(interior),
       m_extraLow(extraLow),
       m_extraHigh(extraHigh) {}
@@ -68,7 +69,7 @@ Vector3 Patch::cellCentre(const IntVector& cell) const {
 }
 
 const Patch* Patch::neighbour(const IntVector& direction) const {
-  return m_level->patchAtLayout(m_layoutIndex + direction);
+  return m_level->patchAtLayout(m_layoutIndex + direction, m_region);
 }
 
 std::ostream& operator<<(std::ostream& out, const Patch& p) {

@@ -41,12 +41,14 @@ Box beyondFace(const Box& inner, const Box& outer, Face f);
 class Patch {
  public:
   Patch(const Level& level, int id, const IntVector& layoutIndex, const Box& interior,
-        const IntVector& extraLow, const IntVector& extraHigh);
+        const IntVector& extraLow, const IntVector& extraHigh, int region = 0);
 
   const Level& level() const { return *m_level; }
   // Unique over the whole grid; patches of one level have consecutive ids.
   int id() const { return m_id; }
-  // Position of this patch in its level's patch layout.
+  // Which of its level's regions holds the patch, and its position in the
+  // region's patch layout.
+  int region() const { return m_region; }
   const IntVector& layoutIndex() const { return m_layoutIndex; }
 
   // The cells this patch owns and updates.
@@ -70,14 +72,15 @@ class Patch {
   Vector3 spacing() const;
   Vector3 cellCentre(const IntVector& cell) const;
 
-  // The patch next to this one in `direction` (each component -1, 0 or +1),
-  // wrapping around periodic axes; nullptr beyond a non-periodic boundary.
+  // The patch of its region next to this one in `direction` (each component
+  // -1, 0 or +1), wrapping around periodic axes; nullptr beyond the region.
   const Patch* neighbour(const IntVector& direction) const;
 
  private:
   const Level* m_level;
   int m_id;
   IntVector m_layoutIndex;
+  int m_region = 0;
   Box m_interior;
   IntVector m_extraLow;
   IntVector m_extraHigh;

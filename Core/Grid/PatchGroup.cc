@@ -56,16 +56,9 @@ Box PatchGroup::ghostedBox(int numGhost) const {
   return bound;
 }
 
-std::vector<PatchGroup> formPatchGroups(const std::vector<const Patch*>& patches, bool enabled) {
-  std::vector<const Patch*> sorted = patches;
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Patch* a, const Patch* b) { return a->id() < b->id(); });
-  std::vector<PatchGroup> groups;
-  if (!enabled) {
-    for (const Patch* p : sorted)
-      groups.emplace_back(std::vector<const Patch*>{p});
-    return groups;
-  }
+namespace {
+// formPatchGroups over the patches of one region (sorted by id), appended to `groups`.
+void groupRegion(const std::vector<const Patch*>& sorted, std::vector<PatchGroup>& groups) {
   std::map<std::array<int, 3>, const Patch*> free;
   for (const Patch* p : sorted) {
     const IntVector at = p->layoutIndex();
@@ -105,6 +98,31 @@ std::vector<PatchGroup> formPatchGroups(const std::vector<const Patch*>& patches
     std::sort(members.begin(), members.end(),
               [](const Patch* a, const Patch* b) { return a->id() < b->id(); });
     groups.emplace_back(std::move(members));
+  }
+}
+}  // namespace
+
+std::vector<PatchGroup> formPatchGroups(const std::vector<const Patch*>& patches, bool enabled) {
+  std::vector<const Patch*> sorted = patches;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Patch* a, const Patch* b) { return a->id() < b->id(); });
+  std::vector<PatchGroup> groups;
+  if (!enabled) {
+    for (const Patch* p : sorted)
+      groups.emplace_back(std::vector<const Patch*>{p});
+    return groups;
+  }
+  // Groups stay inside a region (a region's patch ids are consecutive and
+  // follow the previous region's, so the groups come in leader order).
+  std::size_t begin = 0;
+  while (begin < sorted.size()) {
+    std::size_t end = begin;
+    while (end < sorted.size() && sorted[end]->region() == sorted[begin]->region())
+      ++end;
+    groupRegion({sorted.begin() + static_cast<std::ptrdiff_t>(begin),
+                 sorted.begin() + static_cast<std::ptrdiff_t>(end)},
+                groups);
+    begin = end;
   }
   return groups;
 }

@@ -48,6 +48,28 @@ Schema levelSchema() {
       .optional("periodic", VT::BoolVector3, "periodicity along each axis");
 }
 
+Schema amrSchema() {
+  const Schema region =
+      Schema("A fixed refined region: a box of the cells of the level below")
+          .required("level", VT::Int, "the level the region belongs to (1 or more)")
+          .range("level", 1)
+          .required("low", VT::IntVector, "first cell of the box, in the level below's cells")
+          .required("high", VT::IntVector, "one past the last cell of the box (half-open)")
+          .optional("patches", VT::IntVector, "patches along each axis (default from max_patch_size)")
+          .range("patches", 1);
+  return Schema("Refined levels (docs/amr.md)")
+      .optional("max_levels", VT::Int, "levels in all, level 0 included")
+      .range("max_levels", 1, 8)
+      .optional("refinement_ratio", VT::Int, "cells of a level per cell of the one below, per axis: 2 or 4")
+      .optional("nesting_buffer", VT::Int,
+                "cells of the level below kept between a finer level and its edge (default 1)")
+      .range("nesting_buffer", 0)
+      .optional("max_patch_size", VT::Int,
+                "cells per axis of a refined level's patches at most (default level 0's)")
+      .range("max_patch_size", 1)
+      .sectionMap("regions", region);
+}
+
 Schema gridSchema() {
   return Schema("The computational grid").section("level", levelSchema(), true);
 }
@@ -122,6 +144,7 @@ Schema coreDeckSchema(bool gridRequired) {
       .section("component", componentSchema(), true)
       .section("time", timeSchema(), true)
       .section("grid", gridSchema(), gridRequired)
+      .section("amr", amrSchema())
       .section("scheduler", schedulerSchema())
       .section("load_balancer", loadBalancerSchema())
       .section("output", outputSchema())

@@ -106,6 +106,8 @@ const char* describeType(ValueType type) {
     case ValueType::Section:
     case ValueType::AnySection:
       return "a section (a map of keys)";
+    case ValueType::SectionMap:
+      return "a map of named sections";
     case ValueType::TileSpec:
       return "'auto' or a list of 3 integers";
     case ValueType::NameOrTriple:
@@ -182,6 +184,11 @@ Schema& Schema::section(const std::string& key, Schema child, bool required) {
   return *this;
 }
 
+Schema& Schema::sectionMap(const std::string& key, Schema child, bool required) {
+  declare(key, ValueType::SectionMap, required, child.description()).child = std::move(child);
+  return *this;
+}
+
 Schema& Schema::anySection(const std::string& key, bool required) {
   declare(key, ValueType::AnySection, required, {});
   return *this;
@@ -239,7 +246,8 @@ void Schema::check(const ProblemSpec& spec, std::vector<DeckError>& errors) cons
   }
   for (const Entry& e : m_entries) {
     if (!e.required || spec.has(e.key) || suggested.count(e.key)) continue;
-    const bool isSection = e.type == ValueType::Section || e.type == ValueType::AnySection;
+    const bool isSection = e.type == ValueType::Section || e.type == ValueType::AnySection ||
+                           e.type == ValueType::SectionMap;
     errors.push_back(spec.errorAtKey(e.key, std::string("missing required ") +
                                                 (isSection ? "section" : "key") +
                                                 (e.help.empty() ? "" : " (" + e.help + ")")));
@@ -302,6 +310,17 @@ void Schema::checkValue(const ProblemSpec& spec, const Entry& e,
     case ValueType::AnySection:
       spec.section(e.key);
       break;
+    case ValueType::SectionMap: {
+      const ProblemSpec named = spec.section(e.key);
+      for (const std::string& name : named.keys()) {
+        try {
+          e.child->check(named.section(name), errors);
+        } catch (const DeckError& error) {
+          errors.push_back(error);
+        }
+      }
+      break;
+    }
     case ValueType::TileSpec: {
       const bool isAuto = [&] {
         try {

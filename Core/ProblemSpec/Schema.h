@@ -23,6 +23,7 @@ enum class ValueType {
   BoolVector3,
   StringList,
   Section,     // a nested map with its own Schema
+  SectionMap,  // a map of named sections, each with the same Schema
   AnySection,  // a map whose contents another layer validates
   TileSpec,    // the string "auto" or a list of 3 integers
   NameOrTriple,  // a name (oneOf, when given) or a list of 3 integers
@@ -54,6 +55,9 @@ class Schema {
   Schema& oneOf(const std::string& key, std::vector<std::string> allowed);
   Schema& section(const std::string& key, Schema child, bool required = false);
   Schema& anySection(const std::string& key, bool required = false);
+  // A map whose every key names a section that `child` validates (named
+  // entries rather than a list, so that `--set key.name.field=...` reaches them).
+  Schema& sectionMap(const std::string& key, Schema child, bool required = false);
 
   bool hasKey(const std::string& key) const;
   // Declared keys in declaration order.

@@ -248,13 +248,12 @@ TEST(SFCLoadBalancer, BalancesEveryLevelOverAllRanks) {
   LevelSpec coarse;
   coarse.resolution = {8, 8, 8};
   coarse.patches = {2, 2, 2};
-  LevelSpec fine;
-  fine.resolution = {30, 20, 10};
-  fine.patches = {4, 3, 2};
   grid.addLevel(coarse);
-  grid.addLevel(fine);
+  // Two regions of a finer level (ratio 2), one of 4 x 3 x 2 patches.
+  grid.addRefinedLevel({2, 2, 2}, {LevelRegion{Box{{0, 0, 0}, {8, 6, 4}}, {4, 3, 2}},
+                                   LevelRegion{Box{{10, 10, 10}, {16, 16, 16}}, {1, 3, 1}}});
   const std::vector<int> owner = SFCLoadBalancer().assign(grid, 3);
-  ASSERT_EQ(static_cast<int>(owner.size()), 8 + 24);
+  ASSERT_EQ(static_cast<int>(owner.size()), 8 + 24 + 3);
   // The second level's ids follow the first's, and it is spread on its own.
   EXPECT_EQ(owner[8 + 0], 0);
   expectBalanced(grid, 3, Curve::Hilbert);

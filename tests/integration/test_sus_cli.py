@@ -62,6 +62,18 @@ def run_checks(sus, deck, workdir):
     expect_error("--restart of a directory that holds no run says so", ["--restart", str(workdir)],
                  "sus: error:", str(workdir), "is not a Tessera run directory")
 
+    region = "amr.regions.centre={level: 1, low: [4, 4, 4], high: [12, 12, 12]}"
+    expect_error("a refinement ratio other than 2 or 4 names the key",
+                 ["--set", "amr.refinement_ratio=3", "--set", region, deck],
+                 "amr.refinement_ratio", "must be 2 or 4")
+    expect_error("a refined region that is not nested names the region",
+                 ["--set", "amr.max_levels=3", "--set", region, "--set",
+                  "amr.regions.inner={level: 2, low: [0, 0, 0], high: [8, 8, 8]}", deck],
+                 "amr.regions.inner.low", "not properly nested in level 1")
+    expect_error("a valid refined region is refused until the runtime runs finer levels",
+                 ["--set", "amr.max_levels=2", "--set", region, deck],
+                 "amr.regions", "runs level 0 only")
+
     run = sus.run_serial(["--validate", deck])
     check("--validate accepts the example deck", run.returncode == 0 and run.stdout.strip() == f"{deck}: valid"
           and not run.digests, run.describe())

@@ -14,7 +14,13 @@ std::string SFCLoadBalancer::name() const {
 }
 
 std::vector<int> SFCLoadBalancer::curveOrder(const Level& level, Curve curve) {
-  const int bits = curveBits(level.patchLayout().maxComponent());
+  // A level of one region orders its patches by their place in its layout;
+  // one of several regions by their first cells, on a curve over the level's
+  // whole domain (patches of different regions are then ordered by where
+  // they lie, like those of one region).
+  const bool oneRegion = level.regions().size() == 1;
+  const int bits = curveBits(oneRegion ? level.patchLayout().maxComponent()
+                                       : level.resolution().maxComponent());
   std::vector<std::pair<std::uint64_t, int>> keyed;
   keyed.reserve(level.patches().size());
   for (const Patch& patch : level.patches()) {
@@ -23,7 +29,7 @@ std::vector<int> SFCLoadBalancer::curveOrder(const Level& level, Curve curve) {
     // index puts its first coordinate there, so z goes first). Two ranks then
     // share faces of whole x rows, which pack and unpack as contiguous runs;
     // across x a face has one cell per row, a cache line for every 8 bytes.
-    const IntVector at = patch.layoutIndex();
+    const IntVector at = oneRegion ? patch.layoutIndex() : patch.interior().lo();
     const IntVector oriented = curve == Curve::Hilbert ? IntVector{at.z, at.y, at.x} : at;
     keyed.emplace_back(curveIndex(curve, oriented, bits), patch.id());
   }

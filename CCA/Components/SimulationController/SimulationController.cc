@@ -56,7 +56,20 @@ constexpr double kUnlimitedStep = 1.0;
 
 // The deck's grid, or one cell for a component that uses none.
 Grid gridOf(const ProblemSpec& deck) {
-  if (deck.has("grid")) return Grid::fromDeck(deck.section("grid"));
+  if (deck.has("grid")) {
+    const std::optional<ProblemSpec> amr = deck.findSection("amr");
+    Grid grid = Grid::fromDeck(deck.section("grid"), amr ? &*amr : nullptr);
+    // The hierarchy is built and checked, but no component or archive runs
+    // a finer level yet (docs/amr.md, "Status"): refuse rather than run
+    // level 0 alone and look refined.
+    if (grid.numLevels() > 1) {
+      throw amr->errorAtKey("regions", "the deck refines " + std::to_string(grid.numLevels() - 1) +
+                                           " level(s), but this version of sus runs level 0 "
+                                           "only (refined levels are checked, not yet run: "
+                                           "docs/amr.md); remove amr.regions");
+    }
+    return grid;
+  }
   Grid grid;
   grid.addLevel(LevelSpec{});
   return grid;

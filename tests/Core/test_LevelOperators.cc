@@ -1,0 +1,157 @@
+// The operators between levels (LevelOperators.h): refining converges at
+// second order for smooth fields (first for Constant), conserves (the fine
+// cells of a coarse cell average to it), the limited one adds no extremum at
+// a jump, and coarsening is the mean in a fixed order.
+#include "Core/Grid/Variables/LevelOperators.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+using namespace tessera;
+
+namespace {
+
+using Host = Kokkos::DefaultHostExecutionSpace;
+
+// Cell values over a box, held in a vector.
+struct Field {
+  explicit Field(const Box& b) : box(b), values(static_cast<std::size_t>(b.volume())) {}
+  CellArray<double> array() { return {values.data(), box}; }
+  CellArray<const double> constArray() { return array(); }
+  double operator()(int i, int j, int k) { return array()(i, j, k); }
+  Box box;
+  std::vector<double> values;
+};
+
+constexpr double kPi = 3.14159265358979323846;
+
+double smooth(double x, double y, double z) {
+  return 2.0 + std::sin(2 * kPi * x) * std::cos(2 * kPi * y) * std::sin(2 * kPi * z + 0.3);
+}
+
+// Coarse cells of width 1/n holding `f` at their centres (ghosts included),
+// refined by `ratio` over the fine cells of [n/4, 3n/4)^3: the largest and
+// the mean absolute error against `f` at the fine centres.
+std::pair<double, double> refineError(int n, int ratio, RefineOp op) {
+  const Box fineBox = refine(Box(IntVector::uniform(n / 4), IntVector::uniform(3 * n / 4)),
+                             IntVector::uniform(ratio));
+  Field coarse(refineFootprint(fineBox, IntVector::uniform(ratio), op));
+  const double h = 1.0 / n;
+  coarse.box.forEachCell([&](const IntVector& c) {
+    coarse.array()(c) = smooth((c.x + 0.5) * h, (c.y + 0.5) * h, (c.z + 0.5) * h);
+  });
+  Field fine(fineBox);
+  refineCells(Host(), coarse.constArray(), fine.array(), fineBox, IntVector::uniform(ratio), op);
+  Host().fence();
+  double largest = 0.0, total = 0.0;
+  const double fh = h / ratio;
+  fineBox.forEachCell([&](const IntVector& c) {
+    const double error = std::fabs(fine.array()(c) - smooth((c.x + 0.5) * fh, (c.y + 0.5) * fh,
+                                                            (c.z + 0.5) * fh));
+    largest = std::max(largest, error);
+    total += error;
+  });
+  return {largest, total / static_cast<double>(fineBox.volume())};
+}
+
+}  // namespace
+
+TEST(LevelOperators, FloorDivisionOfNegativeCells) {
+  EXPECT_EQ(floorDiv(5, 2), 2);
+  EXPECT_EQ(floorDiv(-1, 2), -1);
+  EXPECT_EQ(floorDiv(-2, 2), -1);
+  EXPECT_EQ(floorDiv(-3, 2), -2);
+  EXPECT_EQ(floorDiv(-4, 4), -1);
+  EXPECT_EQ(floorDiv(-5, 4), -2);
+}
+
+// Observed order log2(e(n) / e(2n)) on two refinements of the coarse grid.
+TEST(LevelOperators, RefiningConvergesAtTheStatedOrder) {
+  struct Case {
+    RefineOp op;
+    bool maxNorm;
+    double lowest;
+    double highest;
+  };
+  for (const int ratio : {2, 4}) {
+    for (const Case c : {Case{RefineOp::Linear, true, 1.85, 2.3},
+                         Case{RefineOp::LimitedLinear, false, 1.8, 2.3},
+                         Case{RefineOp::Constant, true, 0.85, 1.2}}) {
+      SCOPED_TRACE(std::string(refineOpName(c.op)) + " ratio " + std::to_string(ratio));
+      double previous = 0.0;
+      for (const int n : {16, 32, 64}) {
+        const auto [largest, mean] = refineError(n, ratio, c.op);
+        const double error = c.maxNorm ? largest : mean;
+        if (previous > 0.0) {
+          const double order = std::log2(previous / error);
+          std::printf("%s, ratio %d, coarse %d -> %d cells: error %.3e (%s), order %.3f\n",
+                      refineOpName(c.op), ratio, n / 2, n, error, c.maxNorm ? "max" : "mean",
+                      order);
+          EXPECT_GE(order, c.lowest) << "n " << n;
+          EXPECT_LE(order, c.highest) << "n " << n;
+        }
+        previous = error;
+      }
+    }
+  }
+}
+
+TEST(LevelOperators, RefiningConservesAndCoarseningAverages) {
+  for (const int ratio : {2, 4}) {
+    for (const RefineOp op : {RefineOp::Constant, RefineOp::Linear, RefineOp::LimitedLinear}) {
+      SCOPED_TRACE(std::string(refineOpName(op)) + " ratio " + std::to_string(ratio));
+      const IntVector r = IntVector::uniform(ratio);
+      const Box parents({-2, 1, 0}, {3, 5, 3});  // negative cells too
+      Field coarse(parents.grow(1));
+      coarse.box.forEachCell([&](const IntVector& c) {
+        coarse.array()(c) = std::cos(0.7 * c.x) + 0.3 * c.y * c.y - 0.1 * c.z + (c.x == 1 ? 5 : 0);
+      });
+      Field fine(refine(parents, r));
+      refineCells(Host(), coarse.constArray(), fine.array(), fine.box, r, op);
+      Field back(parents);
+      coarsenCells(Host(), fine.constArray(), back.array(), parents, r, CoarsenOp::Average);
+      Host().fence();
+      parents.forEachCell([&](const IntVector& c) {
+        EXPECT_NEAR(back.array()(c), coarse.array()(c), 1e-14 * (1 + std::fabs(coarse.array()(c))))
+            << c;
+        // The mean is the sum in x-fastest order, divided once.
+        double sum = 0.0;
+        refine(Box(c, c + IntVector::uniform(1)), r).forEachCell([&](const IntVector& f) {
+          sum += fine.array()(f);
+        });
+        const double mean = sum / (ratio * ratio * ratio);
+        EXPECT_EQ(std::memcmp(&mean, &back.array()(c), sizeof(double)), 0) << c;
+      });
+    }
+  }
+}
+
+TEST(LevelOperators, LimitedRefiningAddsNoExtremumAtAJump) {
+  const IntVector r{2, 2, 2};
+  const Box parents({0, 0, 0}, {8, 3, 3});
+  Field coarse(parents.grow(1));
+  coarse.box.forEachCell([&](const IntVector& c) { coarse.array()(c) = c.x < 4 ? 1.0 : 3.0; });
+  for (const RefineOp op : {RefineOp::LimitedLinear, RefineOp::Linear}) {
+    Field fine(refine(parents, r));
+    refineCells(Host(), coarse.constArray(), fine.array(), fine.box, r, op);
+    Host().fence();
+    double lowest = 1e9, highest = -1e9;
+    fine.box.forEachCell([&](const IntVector& c) {
+      lowest = std::min(lowest, fine.array()(c));
+      highest = std::max(highest, fine.array()(c));
+    });
+    if (op == RefineOp::LimitedLinear) {
+      EXPECT_EQ(lowest, 1.0);
+      EXPECT_EQ(highest, 3.0);
+    } else {
+      // Central slopes overshoot next to the jump (what the limiter is for).
+      EXPECT_LT(lowest, 1.0);
+      EXPECT_GT(highest, 3.0);
+    }
+  }
+}
