@@ -239,7 +239,10 @@ class DataWarehouse {
     return std::any_cast<T>(std::move(value));
   }
 
-  // ---- the type-erased core ----
+ protected:
+  // ---- the type-erased core: what the typed calls above are made of, and
+  // what the runtime's warehouse (OnDemandDataWarehouse) implements and
+  // calls; not part of a component's view ----
   // nullptr when absent.
   virtual std::shared_ptr<GridVariableBase> findGridVariable(const VarLabel* label,
                                                              const Patch& patch) const = 0;
