@@ -304,11 +304,8 @@ std::vector<GhostRegion> Level::ghostRegions(const Patch& patch, int numGhost,
         numGhost << " ghost layers exceed the periodic resolution " << m_spec.resolution);
   }
   const auto collect = [&](const Box& wanted) {
-    forEachImageSource(wanted, [&](const Patch& source, const IntVector& image) {
-      if (&source == &patch && image == IntVector{}) return;
-      const Box from = source.extendedBox().intersection(wanted.shift(-image));
-      if (!from.empty()) regions.push_back(GhostRegion{&source, from, image});
-    });
+    for (const GhostRegion& region : sourcesOf(wanted))
+      if (region.source != &patch || region.offset != IntVector{}) regions.push_back(region);
   };
   if (type == Ghost::AroundCells) {
     collect(ghostedBox(patch, numGhost));
@@ -321,10 +318,19 @@ std::vector<GhostRegion> Level::ghostRegions(const Patch& patch, int numGhost,
   return regions;
 }
 
+std::vector<GhostRegion> Level::sourcesOf(const Box& wanted) const {
+  std::vector<GhostRegion> regions;
+  forEachImageSource(wanted, [&](const Patch& source, const IntVector& image) {
+    const Box from = source.extendedBox().intersection(wanted.shift(-image));
+    if (!from.empty()) regions.push_back(GhostRegion{&source, from, image});
+  });
+  return regions;
+}
+
 std::vector<Box> Level::coarseFineGhosts(const Patch& patch, int numGhost,
                                          Ghost::Type type) const {
   std::vector<Box> missing;
-  if (numGhost <= 0 || type == Ghost::None) return missing;
+  if (numGhost <= 0 || type == Ghost::None || coversDomain()) return missing;
   if (type == Ghost::AroundCells) {
     missing = difference(ghostedBox(patch, numGhost), patch.extendedBox());
   } else {
@@ -332,7 +338,6 @@ std::vector<Box> Level::coarseFineGhosts(const Patch& patch, int numGhost,
       if (!patch.hasBoundaryCondition(face))
         missing.push_back(faceSlab(patch.interior(), face, numGhost));
   }
-  if (coversDomain()) return {};
   for (const GhostRegion& region : ghostRegions(patch, numGhost, type))
     missing = difference(missing, region.destinationBox());
   return missing;

@@ -103,6 +103,12 @@ class Level {
   // proportion to the neighbours found, not to the patches of the level.
   std::vector<GhostRegion> ghostRegions(const Patch& patch, int numGhost,
                                         Ghost::Type type = Ghost::AroundCells) const;
+  // Where the cells of `wanted` (this level's indices; beyond a periodic
+  // boundary, an image's cells, at most one period away, as any ghost or
+  // staging box is) are held: cells `sourceBox` of `source`
+  // land at `sourceBox.shift(offset)` in `wanted`. Each held cell once;
+  // cells no patch holds in none (a finer level's gaps, beyond a wall).
+  std::vector<GhostRegion> sourcesOf(const Box& wanted) const;
   // The ghost cells of `patch` (as ghostRegions) that no patch of this level
   // holds: on a finer level, those the level below fills by interpolation
   // (its coarse-fine boundary). Disjoint boxes in the patch's index space

@@ -19,19 +19,21 @@ const char* varKindName(VarKind kind) {
 }
 
 VarLabel::VarLabel(std::string name, std::type_index type, std::string typeName, VarKind kind,
-                   std::size_t elementBytes, ReductionOps reduction, std::string valueType)
+                   std::size_t elementBytes, ReductionOps reduction, std::string valueType,
+                   LevelTransfer levels)
     : m_name(std::move(name)),
       m_type(type),
       m_typeName(std::move(typeName)),
       m_kind(kind),
       m_elementBytes(elementBytes),
       m_reduction(std::move(reduction)),
-      m_valueType(std::move(valueType)) {}
+      m_valueType(std::move(valueType)),
+      m_levels(levels) {}
 
 const VarLabel* VarLabelRegistry::createLabel(const std::string& name, std::type_index type,
                                               const std::string& typeName, VarKind kind,
                                               std::size_t bytes, ReductionOps ops,
-                                              std::string valueType) {
+                                              std::string valueType, LevelTransfer levels) {
   TESSERA_REQUIRE_THROWS(!name.empty(), "a variable label needs a name");
   auto found = m_labels.find(name);
   if (found != m_labels.end()) {
@@ -39,10 +41,17 @@ const VarLabel* VarLabelRegistry::createLabel(const std::string& name, std::type
                            "variable '" << name << "' is already registered as "
                                         << found->second->typeName()
                                         << "; cannot register it again as " << typeName);
+    const LevelTransfer& held = found->second->levelTransfer();
+    TESSERA_REQUIRE_THROWS(held == levels,
+                           "variable '" << name << "' is already registered with refine "
+                                        << refineOpName(held.refine) << " and coarsen "
+                                        << coarsenOpName(held.coarsen) << "; cannot register it "
+                                        << "again with refine " << refineOpName(levels.refine)
+                                        << " and coarsen " << coarsenOpName(levels.coarsen));
     return found->second.get();
   }
   auto label = std::make_unique<VarLabel>(name, type, typeName, kind, bytes, std::move(ops),
-                                          std::move(valueType));
+                                          std::move(valueType), levels);
   const VarLabel* raw = label.get();
   m_labels.emplace(name, std::move(label));
   return raw;

@@ -12,6 +12,7 @@
 #include <typeindex>
 #include <vector>
 
+#include "Core/Grid/LevelTransfer.h"
 #include "Core/Grid/Variables/TypeName.h"
 
 namespace tessera {
@@ -35,7 +36,8 @@ struct ReductionOps {
 class VarLabel {
  public:
   VarLabel(std::string name, std::type_index type, std::string typeName, VarKind kind,
-           std::size_t elementBytes, ReductionOps reduction = {}, std::string valueType = {});
+           std::size_t elementBytes, ReductionOps reduction = {}, std::string valueType = {},
+           LevelTransfer levels = {});
   VarLabel(const VarLabel&) = delete;
   VarLabel& operator=(const VarLabel&) = delete;
 
@@ -49,6 +51,8 @@ class VarLabel {
   std::size_t elementBytes() const { return m_elementBytes; }
   // Set for reduction variables only.
   const ReductionOps& reductionOps() const { return m_reduction; }
+  // Cell variables: how the runtime refines and coarsens it between levels.
+  const LevelTransfer& levelTransfer() const { return m_levels; }
 
  private:
   std::string m_name;
@@ -58,14 +62,18 @@ class VarLabel {
   std::size_t m_elementBytes;
   ReductionOps m_reduction;
   std::string m_valueType;
+  LevelTransfer m_levels;
 };
 
-// Owns every label of a run. Asking twice for the same name and type returns
-// the same label; the same name with another type is an error.
+// Owns every label of a run. Asking twice for the same name, type and
+// level operators returns the same label; the same name with another type
+// or other operators is an error.
 class VarLabelRegistry {
  public:
+  // `levels`: how a cell variable moves between levels (LevelTransfer.h;
+  // limited linear and average unless named).
   template <class VariableType>
-  const VarLabel* create(const std::string& name) {
+  const VarLabel* create(const std::string& name, LevelTransfer levels = {}) {
     using T = typename VariableType::value_type;
     ReductionOps ops;
     if constexpr (VariableType::kind == VarKind::Reduction) {
@@ -92,7 +100,7 @@ class VarLabelRegistry {
       };
     }
     return createLabel(name, std::type_index(typeid(VariableType)), VariableType::typeName(),
-                       VariableType::kind, sizeof(T), std::move(ops), TypeName<T>::get());
+                       VariableType::kind, sizeof(T), std::move(ops), TypeName<T>::get(), levels);
   }
   // nullptr when no label has that name.
   const VarLabel* find(const std::string& name) const;
@@ -101,7 +109,7 @@ class VarLabelRegistry {
  private:
   const VarLabel* createLabel(const std::string& name, std::type_index type,
                               const std::string& typeName, VarKind kind, std::size_t bytes,
-                              ReductionOps ops, std::string valueType);
+                              ReductionOps ops, std::string valueType, LevelTransfer levels);
   std::map<std::string, std::unique_ptr<VarLabel>> m_labels;
 };
 

@@ -196,6 +196,34 @@ TEST(AmrGrid, GhostCellsOfAFineLevelComeFromItOrFromTheLevelBelow) {
   }
 }
 
+// What a coarse-fine fill gathers: the coarse cells of any box, across
+// periodic boundaries, each held cell once, from the patch that holds it.
+TEST(AmrGrid, SourcesOfABoxHoldEachCellOnce) {
+  const Grid grid = twoLevels({true, false, false});
+  for (int l = 0; l < grid.numLevels(); ++l) {
+    const Level& level = grid.level(l);
+    // Within one period of the domain along x, as any ghost or staging box is.
+    const int n = level.resolution().x;
+    for (const Box wanted : {Box({-3, 2, 1}, {5, 9, 6}), Box({n - 4, -1, 0}, {n + 3, 30, 9}),
+                             Box({10, 10, 10}, {12, 12, 12})}) {
+      std::map<IntVector, int> hits;
+      for (const GhostRegion& region : level.sourcesOf(wanted)) {
+        EXPECT_TRUE(region.source->extendedBox().contains(region.sourceBox));
+        EXPECT_TRUE(wanted.contains(region.destinationBox()));
+        region.destinationBox().forEachCell([&](const IntVector& c) { ++hits[c]; });
+      }
+      wanted.forEachCell([&](const IntVector& c) {
+        IntVector inside = c;
+        inside.x = ((c.x % n) + n) % n;  // x is periodic
+        bool held = false;
+        for (const Patch& p : level.patches())
+          held = held || p.extendedBox().contains(inside);
+        EXPECT_EQ(hits.count(c) ? hits[c] : 0, held ? 1 : 0) << c << " level " << l;
+      });
+    }
+  }
+}
+
 TEST(AmrGrid, PatchGroupsStayInsideARegion) {
   const Grid grid = twoLevels();
   const std::vector<PatchGroup> groups = formPatchGroups(grid.level(1).eachPatch());

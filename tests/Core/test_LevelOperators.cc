@@ -1,8 +1,12 @@
 // The operators between levels (LevelOperators.h): refining converges at
 // second order for smooth fields (first for Constant), conserves (the fine
 // cells of a coarse cell average to it), the limited one adds no extremum at
-// a jump, and coarsening is the mean in a fixed order.
+// a jump, and coarsening is the mean in a fixed order; labels name their
+// operators, and cell variables apply them with the kernels' own body.
+#include "Core/Grid/VarLabel.h"
+#include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/LevelOperators.h"
+#include "Core/Util/Error.h"
 
 #include <gtest/gtest.h>
 
@@ -154,4 +158,54 @@ TEST(LevelOperators, LimitedRefiningAddsNoExtremumAtAJump) {
       EXPECT_GT(highest, 3.0);
     }
   }
+}
+
+// A label names its operators once; a cell variable refines and coarsens
+// through the type-erased interface with the same body, so the same bits,
+// and refuses boxes its allocations do not hold.
+TEST(LevelOperators, LabelsNameTheirOperatorsAndVariablesApplyThem) {
+  VarLabelRegistry labels;
+  const VarLabel* u = labels.create<CCVariable<double>>("u");
+  EXPECT_EQ(u->levelTransfer().refine, RefineOp::LimitedLinear);
+  EXPECT_EQ(u->levelTransfer().coarsen, CoarsenOp::Average);
+  const VarLabel* flag = labels.create<CCVariable<int>>("flag", LevelTransfer{RefineOp::Constant});
+  EXPECT_EQ(flag->levelTransfer().refine, RefineOp::Constant);
+  EXPECT_EQ(labels.create<CCVariable<int>>("flag", LevelTransfer{RefineOp::Constant}), flag);
+  try {
+    labels.create<CCVariable<int>>("flag", LevelTransfer{RefineOp::Linear});
+    ADD_FAILURE() << "other operators for the same label were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("refine constant"), std::string::npos) << e.what();
+  }
+
+  const IntVector r{2, 2, 2};
+  const Box fineBox({-3, 2, 5}, {7, 9, 12});
+  CCVariable<double> coarse(refineFootprint(fineBox, r, RefineOp::Linear), "coarse");
+  coarse.box().forEachCell([&](const IntVector& c) { coarse(c) = std::sin(0.3 * c.x + 0.2 * c.y) + c.z; });
+  for (const RefineOp op : {RefineOp::Constant, RefineOp::Linear, RefineOp::LimitedLinear}) {
+    CCVariable<double> viaBase(fineBox.grow(1), "fine");
+    static_cast<GridVariableBase&>(viaBase).refineFrom(coarse, fineBox, r, op);
+    Field kernel(fineBox);
+    refineCells(Host(), coarse.constArray(), kernel.array(), fineBox, r, op);
+    Host().fence();
+    fineBox.forEachCell([&](const IntVector& c) {
+      EXPECT_EQ(std::memcmp(&viaBase(c), &kernel.array()(c), sizeof(double)), 0)
+          << refineOpName(op) << " " << c;
+    });
+  }
+  CCVariable<double> fine(fineBox, "fine");
+  fine.refineFrom(coarse, fineBox, r, RefineOp::Linear);
+  const Box parents({-1, 1, 3}, {3, 4, 6});
+  CCVariable<double> back(parents, "back");
+  back.coarsenFrom(fine, parents, r, CoarsenOp::Average);
+  parents.forEachCell([&](const IntVector& c) {
+    EXPECT_NEAR(back(c), coarse(c), 1e-14 * (1 + std::fabs(coarse(c)))) << c;
+  });
+  // Boxes the allocations do not hold, and another type.
+  EXPECT_THROW(fine.refineFrom(coarse, fineBox.grow(2), r, RefineOp::Linear), Error);
+  CCVariable<double> small(Box({0, 0, 0}, {2, 2, 2}), "small");
+  EXPECT_THROW(fine.refineFrom(small, fineBox, r, RefineOp::Constant), Error);
+  EXPECT_THROW(back.coarsenFrom(fine, parents.grow(1), r, CoarsenOp::Average), Error);
+  CCVariable<float> other(coarse.box(), "other");
+  EXPECT_THROW(fine.refineFrom(other, fineBox, r, RefineOp::Linear), Error);
 }

@@ -32,6 +32,9 @@ struct GhostPiece {
   Box sourceBox;
   IntVector offset;
   std::size_t byteOffset = 0;  // where the piece sits in its message buffer
+  // Coarse cells for a finer patch's coarse-fine ghosts: they land in the
+  // fill's staging array (GhostFill::staging), not in the patch's variable.
+  bool toStaging = false;
 
   std::size_t bytes() const {
     return static_cast<std::size_t>(sourceBox.volume()) * label->elementBytes();
@@ -58,6 +61,21 @@ struct GhostFill {
   // of this graph made of the local copies (all of them, or none; never of
   // the group copies).
   int eagerCopies = 0;
+
+  // A patch of a finer level: its ghost cells that no patch of its level
+  // holds (Level::coarseFineGhosts), refined from the level below with the
+  // label's operator. The coarse cells `staging` covers are gathered into an
+  // array of their own (coarseCopies from this rank's coarse patches,
+  // coarseRemotePieces by message); what lies beyond the domain's walls
+  // (outside `stagingHeld`) repeats the last held plane; then each box is
+  // refined from it.
+  std::vector<Box> coarseFineBoxes;
+  Box staging;
+  Box stagingHeld;
+  IntVector ratio{1, 1, 1};
+  RefineOp refine = RefineOp::LimitedLinear;
+  std::vector<GhostPiece> coarseCopies;
+  std::vector<std::pair<int, int>> coarseRemotePieces;
 };
 
 // A local ghost copy made one step ahead. A graph that computes a label the

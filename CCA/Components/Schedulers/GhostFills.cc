@@ -124,8 +124,50 @@ void GhostFills::performFills(const DetailedTask& task) {
           piece.sourceBox.shift(piece.offset),
           m_messages.receiveBuffer(message) + piece.byteOffset);
     }
+    if (!fill.coarseFineBoxes.empty()) fillFromCoarser(fill, dw, *destination);
     m_fillDone[static_cast<std::size_t>(index)] = true;
   }
+}
+
+void GhostFills::fillFromCoarser(const GhostFill& fill, OnDemandDataWarehouse& dw,
+                                 GridVariableBase& destination) {
+  const std::unique_ptr<GridVariableBase> staging = destination.cloneEmpty(fill.staging);
+  for (const GhostPiece& piece : fill.coarseCopies) {
+    const auto source = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
+    TESSERA_REQUIRE_THROWS(source != nullptr, "coarse-fine ghost cells of '"
+                                                  << piece.label->name() << "' need patch "
+                                                  << piece.sourcePatch << ", which is not in "
+                                                  << dw.name());
+    staging->copyFrom(*source, piece.sourceBox, piece.offset);
+  }
+  for (const auto& [message, pieceIndex] : fill.coarseRemotePieces) {
+    const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]
+                                  .pieces[static_cast<std::size_t>(pieceIndex)];
+    staging->unpack(piece.sourceBox.shift(piece.offset),
+                    m_messages.receiveBuffer(message) + piece.byteOffset);
+  }
+  // Beyond a wall, the last plane the coarse level holds, layer by layer
+  // (axis by axis, so edges and corners repeat it too).
+  Box done = fill.stagingHeld;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (int side = 0; side < 2; ++side) {
+      const int edge = side == 0 ? done.lo()[axis] : done.hi()[axis] - 1;
+      const int first = side == 0 ? fill.staging.lo()[axis] : done.hi()[axis];
+      const int last = side == 0 ? done.lo()[axis] : fill.staging.hi()[axis];
+      IntVector planeLo = done.lo(), planeHi = done.hi();
+      planeLo[axis] = edge;
+      planeHi[axis] = edge + 1;
+      const Box plane{planeLo, planeHi};
+      for (int layer = first; layer < last; ++layer)
+        staging->copyFrom(*staging, plane, IntVector::axisVector(axis, layer - edge));
+    }
+    IntVector lo = done.lo(), hi = done.hi();
+    lo[axis] = fill.staging.lo()[axis];
+    hi[axis] = fill.staging.hi()[axis];
+    done = {lo, hi};
+  }
+  for (const Box& box : fill.coarseFineBoxes)
+    destination.refineFrom(*staging, box, fill.ratio, fill.refine);
 }
 
 }  // namespace tessera

@@ -57,6 +57,10 @@ class GhostFills {
 
  private:
   const Patch& patch(int id) const;
+  // The coarse-fine ghost cells of `fill` (GhostFill::coarseFineBoxes),
+  // refined into `destination` from the coarse cells gathered for them.
+  void fillFromCoarser(const GhostFill& fill, OnDemandDataWarehouse& dw,
+                       GridVariableBase& destination);
   void makeEagerCopy(int index) const;
   // Counts the batch's copies per fill, marking each fill they complete.
   void recordEagerCopies(EagerBatch batch);

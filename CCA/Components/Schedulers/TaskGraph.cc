@@ -2,6 +2,7 @@
 
 #include "CCA/Components/Schedulers/BlockDependencies.h"
 #include "CCA/Components/Schedulers/TaskOrder.h"
+#include "Core/Grid/Variables/LevelOperators.h"
 #include "Core/Util/Error.h"
 #include "Core/Util/Timer.h"
 
@@ -24,11 +25,14 @@ class PatchSet {
  public:
   // `levelPatches` -1: an index task (no patches at all).
   PatchSet(const std::vector<const Patch*>& patches, int levelPatches)
-      : m_patches(&patches), m_all(static_cast<int>(patches.size()) == levelPatches) {}
+      : m_patches(&patches),
+        m_all(static_cast<int>(patches.size()) == levelPatches),
+        m_level(patches.empty() ? nullptr : &patches.front()->level()) {}
   const std::vector<const Patch*>& patches() const { return *m_patches; }
+  // Every patch of its level.
   bool all() const { return m_all; }
   bool contains(const Patch& patch) const {
-    if (m_all) return true;
+    if (m_all) return &patch.level() == m_level;
     return std::binary_search(m_patches->begin(), m_patches->end(), &patch,
                               [](const Patch* a, const Patch* b) { return a->id() < b->id(); });
   }
@@ -36,6 +40,7 @@ class PatchSet {
  private:
   const std::vector<const Patch*>* m_patches;
   bool m_all;
+  const Level* m_level;
 };
 
 // What compile() works out for one rank. Its cost follows this rank's
@@ -177,23 +182,34 @@ class GraphBuilder {
         m_nodeOf[{static_cast<int>(t), patch->id()}] = node.id;
         m_graph.detailedTasks.push_back(node);
       }
-      // Every rank takes part in every reduction, patches or not.
+      // Every rank takes part in every reduction, patches or not: one per
+      // label, after the last task that computes it (several do when they
+      // run on different patches: each level's, say).
       for (const Task::Dependency& dep : m_graph.tasks[t].dependencies()) {
         if (dep.access != Task::Access::Computes || dep.label->kind() != VarKind::Reduction)
           continue;
+        std::vector<int> producers;
+        for (int writer : m_chains.at(dep.label)) {
+          for (const Task::Dependency& d : m_graph.tasks[static_cast<std::size_t>(writer)].dependencies())
+            if (d.label == dep.label && d.access == Task::Access::Computes) producers.push_back(writer);
+        }
+        if (*std::max_element(producers.begin(), producers.end()) != static_cast<int>(t)) continue;
         DetailedTask node;
         node.kind = DetailedTask::Kind::Reduction;
         node.id = static_cast<int>(m_graph.detailedTasks.size());
         node.taskIndex = static_cast<int>(t);
         node.reduction = dep.label;
         int ranks = *std::max_element(m_ranks.begin(), m_ranks.end()) + 1;
-        for (int r : space.ranks)
-          ranks = std::max(ranks, r + 1);
+        for (int producer : producers)
+          for (int r : m_graph.spaces[static_cast<std::size_t>(producer)].ranks)
+            ranks = std::max(ranks, r + 1);
         node.contributionsPerRank.assign(static_cast<std::size_t>(ranks), 0);
-        for (const Patch* patch : patchSet(static_cast<int>(t)).patches())
-          ++node.contributionsPerRank[static_cast<std::size_t>(owner(patch->id()))];
-        for (int r : space.ranks)
-          ++node.contributionsPerRank[static_cast<std::size_t>(r)];
+        for (int producer : producers) {
+          for (const Patch* patch : patchSet(producer).patches())
+            ++node.contributionsPerRank[static_cast<std::size_t>(owner(patch->id()))];
+          for (int r : m_graph.spaces[static_cast<std::size_t>(producer)].ranks)
+            ++node.contributionsPerRank[static_cast<std::size_t>(r)];
+        }
         m_reductionNode[dep.label] = node.id;
         m_graph.detailedTasks.push_back(node);
       }
@@ -296,6 +312,62 @@ class GraphBuilder {
     return patch.level().ghostRegions(patch, m_ghostDepth.at(key), m_ghostType.at(key));
   }
 
+  // The coarse-fine part of the ghost fill of `key` on `patch` (see
+  // GhostFill::coarseFineBoxes): empty on a level that covers its domain.
+  struct CoarseFinePlan {
+    std::vector<Box> boxes;
+    Box staging;
+    Box held;
+    std::vector<GhostRegion> sources;  // of the coarser level, into `held`
+  };
+  const CoarseFinePlan& coarseFineOf(const Patch& patch, const LabelDW& key) {
+    static const CoarseFinePlan none;
+    if (patch.level().coversDomain()) return none;
+    const FillKey fillKey{key.first, key.second, patch.id()};
+    const auto found = m_coarseFine.find(fillKey);
+    if (found != m_coarseFine.end()) return found->second;
+    CoarseFinePlan& plan = m_coarseFine[fillKey];
+    const Level& level = patch.level();
+    plan.boxes = level.coarseFineGhosts(patch, m_ghostDepth.at(key), m_ghostType.at(key));
+    if (plan.boxes.empty()) return plan;
+    const Level& coarse = *level.coarser();
+    const RefineOp op = key.first->levelTransfer().refine;
+    std::vector<Box> footprints;
+    for (const Box& box : plan.boxes) {
+      footprints.push_back(refineFootprint(box, level.refinementRatio(), op));
+      plan.staging = plan.staging.empty()
+                         ? footprints.back()
+                         : Box{min(plan.staging.lo(), footprints.back().lo()),
+                               max(plan.staging.hi(), footprints.back().hi())};
+    }
+    // Beyond a wall the coarse level holds its extra cells, if any, and the
+    // staging repeats its last plane past them; across a periodic axis it
+    // holds an image.
+    const Box domain = coarse.extendedCellBox();
+    IntVector lo = plan.staging.lo(), hi = plan.staging.hi();
+    for (int axis = 0; axis < 3; ++axis) {
+      if (coarse.periodic(axis)) continue;
+      lo[axis] = std::max(lo[axis], domain.lo()[axis]);
+      hi[axis] = std::min(hi[axis], domain.hi()[axis]);
+    }
+    plan.held = {lo, hi};
+    plan.sources = coarse.sourcesOf(plan.held);
+    std::vector<Box> missing;
+    for (const Box& footprint : footprints)
+      missing.push_back(footprint.intersection(plan.held));
+    for (const GhostRegion& source : plan.sources)
+      missing = difference(missing, source.destinationBox());
+    TESSERA_REQUIRE_THROWS(missing.empty(),
+                           "the coarse-fine ghost cells of '"
+                               << key.first->name() << "' on " << patch << " (level "
+                               << level.index() << ") need cells " << missing.front()
+                               << " of level " << coarse.index()
+                               << ", which it does not hold: the level is not nested deeply "
+                                  "enough for "
+                               << m_ghostDepth.at(key) << " ghost layers (raise amr.nesting_buffer)");
+    return plan;
+  }
+
   // The ghost fill of (label, dw) on `patch`, created on first use; local
   // source patches become predecessors of `reader`.
   int fillFor(const VarLabel* label, Task::WhichDW dw, const Patch& patch, DetailedTask& reader) {
@@ -320,6 +392,21 @@ class GraphBuilder {
             .push_back(
                 {label, dw, region.source->id(), patch.id(), region.sourceBox, region.offset, 0});
       }
+      const CoarseFinePlan& plan = coarseFineOf(patch, {label, dw});
+      if (!plan.boxes.empty()) {
+        fill.coarseFineBoxes = plan.boxes;
+        fill.staging = plan.staging;
+        fill.stagingHeld = plan.held;
+        fill.ratio = patch.level().refinementRatio();
+        fill.refine = label->levelTransfer().refine;
+        for (const GhostRegion& source : plan.sources) {
+          if (owner(source.source->id()) != m_rank) continue;
+          GhostPiece piece{label,  dw, source.source->id(), patch.id(), source.sourceBox,
+                           source.offset, 0};
+          piece.toStaging = true;
+          fill.coarseCopies.push_back(piece);
+        }
+      }
       index = static_cast<int>(m_graph.fills.size());
       m_fillOf[key] = index;
       m_graph.fills.push_back(std::move(fill));
@@ -329,7 +416,7 @@ class GraphBuilder {
     if (dw == Task::NewDW) {
       const Task& task = m_graph.tasks[static_cast<std::size_t>(reader.taskIndex)];
       const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
-      for (const auto* copies : {&fill.localCopies, &fill.groupCopies}) {
+      for (const auto* copies : {&fill.localCopies, &fill.groupCopies, &fill.coarseCopies}) {
         for (const GhostPiece& copy : *copies) {
           const Patch& source = m_grid.patchById(copy.sourcePatch);
           addPredecessor(reader, localNode(writerFor(label, source, reader.taskIndex, task),
@@ -347,10 +434,18 @@ class GraphBuilder {
     if (m_maxDepth == 0) return {};
     for (int l = 0; l < m_grid.numLevels(); ++l) {
       const Level& level = m_grid.level(l);
+      const Level* finer = l + 1 < m_grid.numLevels() ? &m_grid.level(l + 1) : nullptr;
       for (const Patch& patch : level.patches()) {
         if (owner(patch.id()) != m_rank) continue;
         for (const Patch* near : level.patchesNear(patch, m_maxDepth))
           ids.insert(near->id());
+        if (finer == nullptr) continue;
+        // The finer patches whose coarse-fine ghosts may read this one: within
+        // the ghost depth (in fine cells) plus the refinement stencil.
+        const IntVector ratio = finer->refinementRatio();
+        const int reach = (m_maxDepth + ratio.minComponent() - 1) / ratio.minComponent() + 1;
+        for (const GhostRegion& near : finer->sourcesOf(refine(patch.extendedBox().grow(reach), ratio)))
+          ids.insert(near.source->id());
       }
     }
     std::vector<const Patch*> partners;
@@ -376,7 +471,12 @@ class GraphBuilder {
           if (dep.access != Task::Access::Requires || dep.numGhost == 0) continue;
           if (!visited.insert({dep.label, dep.dw, patch->id()}).second) continue;
           const int receiver = owner(patch->id());
-          for (const GhostRegion& region : regionsOf(*patch, {dep.label, dep.dw})) {
+          std::vector<std::pair<GhostRegion, bool>> sources;  // (region, into the staging)
+          for (const GhostRegion& region : regionsOf(*patch, {dep.label, dep.dw}))
+            sources.emplace_back(region, false);
+          for (const GhostRegion& region : coarseFineOf(*patch, {dep.label, dep.dw}).sources)
+            sources.emplace_back(region, true);
+          for (const auto& [region, toStaging] : sources) {
             const int sender = owner(region.source->id());
             if (sender == receiver || (sender != m_rank && receiver != m_rank)) continue;
             int phase = 0;
@@ -391,6 +491,7 @@ class GraphBuilder {
             message.peer = sender == m_rank ? receiver : sender;
             GhostPiece piece{dep.label,        dep.dw,        region.source->id(), patch->id(),
                              region.sourceBox, region.offset, message.bytes};
+            piece.toStaging = toStaging;
             message.bytes += piece.bytes();
             message.pieces.push_back(piece);
             if (sender == m_rank && writer >= 0) {
@@ -414,8 +515,9 @@ class GraphBuilder {
           TESSERA_REQUIRE_THROWS(fill != m_fillOf.end(), "received ghost data of '"
                                                              << piece.label->name()
                                                              << "' that no local task reads");
-          m_graph.fills[static_cast<std::size_t>(fill->second)].remotePieces.emplace_back(
-              index, static_cast<int>(k));
+          GhostFill& target = m_graph.fills[static_cast<std::size_t>(fill->second)];
+          (piece.toStaging ? target.coarseRemotePieces : target.remotePieces)
+              .emplace_back(index, static_cast<int>(k));
         }
       }
       list.push_back(std::move(message));
@@ -429,12 +531,14 @@ class GraphBuilder {
   void linkReceives() {
     for (const DetailedTask& node : m_graph.detailedTasks) {
       for (int f : node.fills) {
-        for (const auto& [message, piece] :
-             m_graph.fills[static_cast<std::size_t>(f)].remotePieces) {
-          std::vector<int>& consumers =
-              m_graph.receives[static_cast<std::size_t>(message)].consumers;
-          if (std::find(consumers.begin(), consumers.end(), node.id) == consumers.end())
-            consumers.push_back(node.id);
+        const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(f)];
+        for (const auto* pieces : {&fill.remotePieces, &fill.coarseRemotePieces}) {
+          for (const auto& [message, piece] : *pieces) {
+            std::vector<int>& consumers =
+                m_graph.receives[static_cast<std::size_t>(message)].consumers;
+            if (std::find(consumers.begin(), consumers.end(), node.id) == consumers.end())
+              consumers.push_back(node.id);
+          }
         }
       }
     }
@@ -507,6 +611,7 @@ class GraphBuilder {
   std::map<std::pair<int, int>, int> m_indexNodes;  // (task, index) -> local detailed task
   std::map<const VarLabel*, int> m_reductionNode;
   std::map<FillKey, int> m_fillOf;
+  std::map<FillKey, CoarseFinePlan> m_coarseFine;
 };
 
 }  // namespace
@@ -575,6 +680,22 @@ CompiledGraph TaskGraph::compile(const Grid& grid, const std::vector<int>& patch
   for (const auto& [label, chain] : order.writerChains) {
     for (int task : chain)
       chains[label].push_back(position[static_cast<std::size_t>(task)]);
+    // Several producers of a label (one per level, say) cover different patches.
+    const int producers = order.producers.at(label);
+    std::map<int, int> producerOf;  // patch id -> producing task
+    for (int k = 0; k < producers; ++k) {
+      const int task = chain[static_cast<std::size_t>(k)];
+      for (const Patch* patch : m_entries[static_cast<std::size_t>(task)].patches) {
+        const auto [at, added] = producerOf.emplace(patch->id(), task);
+        TESSERA_REQUIRE_THROWS(
+            added, "variable '" << label->name() << "' in NewDW is computed by two tasks: '"
+                                << m_entries[static_cast<std::size_t>(at->second)].task.name()
+                                << "' and '" << m_entries[static_cast<std::size_t>(task)].task.name()
+                                << "' on patch " << patch->id()
+                                << " (one task computes a variable on a patch; others may "
+                                   "modifiesVar it)");
+      }
+    }
   }
   GraphBuilder(grid, patchRanks, rank, graph, std::move(patchSets), chains, patchGroups).build();
   graph.compileSeconds = timer.seconds();

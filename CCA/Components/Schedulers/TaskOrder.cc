@@ -23,21 +23,25 @@ int chainPosition(const std::vector<int>& chain, int task) {
   return -1;
 }
 
-std::map<const VarLabel*, std::vector<int>> collectWriters(const std::vector<const Task*>& tasks) {
+std::map<const VarLabel*, std::vector<int>> collectWriters(const std::vector<const Task*>& tasks,
+                                                           std::map<const VarLabel*, int>& producers) {
   std::map<const VarLabel*, std::vector<int>> chains;
-  // Computing tasks first, so that each chain starts with its producer (a
+  // Computing tasks first, so that each chain starts with its producers (a
   // task that carries the label forward from OldDW computes it in NewDW).
+  // Several producers must run on different patches (each level's, say):
+  // TaskGraph::compile, which knows the patches, checks that. Blocks have one.
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     for (const Task::Dependency& dep : tasks[i]->dependencies()) {
       if (dep.access != Task::Access::Computes && !dep.carriesForward()) continue;
       auto& chain = chains[dep.label];
-      if (!chain.empty()) {
+      if (!chain.empty() && dep.label->kind() == VarKind::Block) {
         TESSERA_FAIL("variable '" << dep.label->name() << "' in NewDW is computed by two tasks: '"
                                   << tasks[static_cast<std::size_t>(chain.front())]->name()
                                   << "' and '" << tasks[i]->name()
                                   << "' (one task computes a variable; others may modifiesVar it)");
       }
       chain.push_back(static_cast<int>(i));
+      ++producers[dep.label];
     }
   }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -58,7 +62,8 @@ std::map<const VarLabel*, std::vector<int>> collectWriters(const std::vector<con
 
 std::vector<std::vector<Edge>> collectEdges(
     const std::vector<const Task*>& tasks,
-    const std::map<const VarLabel*, std::vector<int>>& chains) {
+    const std::map<const VarLabel*, std::vector<int>>& chains,
+    const std::map<const VarLabel*, int>& producers) {
   std::vector<std::vector<Edge>> before(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const int self = static_cast<int>(i);
@@ -71,11 +76,12 @@ std::vector<std::vector<Edge>> collectEdges(
       }
       const std::vector<int>& chain = found->second;
       const int position = chainPosition(chain, self);
-      if (position == 0) {
+      const int computers = producers.at(dep.label);
+      if (position >= 0 && position < computers) {
         TESSERA_FAIL("task '" << tasks[i]->name() << "' requires '" << dep.label->name()
                               << "' from NewDW, which it computes itself");
       }
-      if (position > 0 && dep.numGhost > 0) {
+      if (position >= computers && dep.numGhost > 0) {
         TESSERA_FAIL("task '" << tasks[i]->name() << "' requires ghost cells of '"
                               << dep.label->name() << "' from NewDW, which it modifies");
       }
@@ -188,8 +194,8 @@ std::string describeCycle(const std::vector<const Task*>& tasks,
 
 TaskOrder orderTasks(const std::vector<const Task*>& tasks) {
   TaskOrder result;
-  result.writerChains = collectWriters(tasks);
-  const auto before = collectEdges(tasks, result.writerChains);
+  result.writerChains = collectWriters(tasks, result.producers);
+  const auto before = collectEdges(tasks, result.writerChains, result.producers);
   if (tasks.empty()) return result;
 
   // Carrying forward in place needs the write-after-read edges; when they

@@ -12,9 +12,12 @@
 namespace tessera {
 
 struct TaskOrder {
-  // For each label of the new warehouse: the computing task, then the
-  // modifying tasks in the order they were added (indices into the task list).
+  // For each label of the new warehouse: the computing tasks (several when
+  // they run on different patches: one per level, say), then the modifying
+  // tasks, each in the order they were added (indices into the task list).
   std::map<const VarLabel*, std::vector<int>> writerChains;
+  // How many of each chain's first tasks compute the label.
+  std::map<const VarLabel*, int> producers;
   // The order to run the tasks in (indices into the task list).
   std::vector<int> order;
   // The labels carried forward from OldDW in place (Task::modifiesVar(OldDW,

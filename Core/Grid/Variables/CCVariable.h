@@ -11,6 +11,7 @@
 #include "Core/Grid/Variables/CellArray.h"
 #include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Grid/Variables/GridVariableBase.h"
+#include "Core/Grid/Variables/LevelOperators.h"
 #include "Core/Grid/Variables/TypeName.h"
 #include "Core/Util/Error.h"
 #include "Core/Util/HugePages.h"
@@ -135,6 +136,31 @@ class CCVariable : public GridVariableBase {
   }
 
   void zero() override { fill(T{}); }
+
+  void refineFrom(const GridVariableBase& coarse, const Box& fineBox, const IntVector& ratio,
+                  RefineOp op) override {
+    const auto* typed = dynamic_cast<const CCVariable<T>*>(&coarse);
+    TESSERA_REQUIRE_THROWS(typed != nullptr, "refineFrom between variables of different types");
+    checkInside(fineBox, "refineFrom");
+    const Box footprint = refineFootprint(fineBox, ratio, op);
+    TESSERA_REQUIRE_THROWS(typed->box().contains(footprint),
+                           "refining " << fineBox << " reads coarse cells " << footprint
+                                       << ", beyond the coarse allocation " << typed->box());
+    forEachCellInline(fineBox, RefineCell<T>{typed->hostArray(), hostArray(), ratio, op});
+  }
+
+  void coarsenFrom(const GridVariableBase& fine, const Box& coarseBox, const IntVector& ratio,
+                   CoarsenOp op) override {
+    (void)op;
+    const auto* typed = dynamic_cast<const CCVariable<T>*>(&fine);
+    TESSERA_REQUIRE_THROWS(typed != nullptr, "coarsenFrom between variables of different types");
+    checkInside(coarseBox, "coarsenFrom");
+    TESSERA_REQUIRE_THROWS(typed->box().contains(refine(coarseBox, ratio)),
+                           "coarsening " << coarseBox << " reads fine cells "
+                                         << refine(coarseBox, ratio)
+                                         << ", beyond the fine allocation " << typed->box());
+    forEachCellInline(coarseBox, CoarsenCell<T>{typed->hostArray(), hostArray(), ratio});
+  }
 
   std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const override {
     return std::make_unique<CCVariable<T>>(box, m_data.label());

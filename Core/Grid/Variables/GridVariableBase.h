@@ -3,6 +3,7 @@
 // its box, and packing boxes of cells to bytes (for messages and archives).
 
 #include "Core/Grid/Box.h"
+#include "Core/Grid/LevelTransfer.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +28,14 @@ class GridVariableBase {
   // Sets every cell to zero with a kernel (which also places the pages near
   // the threads that will use them); call from the thread that owns Kokkos.
   virtual void zero() = 0;
+  // Between levels (LevelOperators.h), on the calling thread: refines
+  // `coarse` (a variable of the same type holding refineFootprint(fineBox))
+  // into `fineBox` here, or coarsens `fine` (holding the fine cells of
+  // `coarseBox`) into `coarseBox` here; `ratio` is fine cells per coarse cell.
+  virtual void refineFrom(const GridVariableBase& coarse, const Box& fineBox,
+                          const IntVector& ratio, RefineOp op) = 0;
+  virtual void coarsenFrom(const GridVariableBase& fine, const Box& coarseBox,
+                           const IntVector& ratio, CoarsenOp op) = 0;
   // A new variable of the same type over `box`, uninitialised.
   virtual std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const = 0;
   // Order-independent digest of the cells in `region` (see FieldDigest.h).

@@ -1,0 +1,257 @@
+// The ghost cells of a finer level's patches, on 1 to 3 ranks in every
+// scheduler mode, with and without patch groups: those its level holds come
+// from its patches (across periodic boundaries too), the rest (its
+// coarse-fine boundary) are refined from the level below with the label's
+// operator, gathered from coarse patches on any rank, the coarse level's
+// extra cells at a wall and its last plane beyond a wall without them: bit
+// for bit what the operator gives on the coarse field. A level not nested
+// deeply enough for the ghost layers is a compile error that says so.
+#include <gtest/gtest.h>
+
+#include "TestHelpers.h"
+
+#include "CCA/Components/Schedulers/GraphScheduler.h"
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Ports/DataWarehouse.h"
+#include "CCA/Ports/ExecutionContext.h"
+#include "Core/Grid/Grid.h"
+#include "Core/Grid/Variables/CCVariable.h"
+#include "Core/Grid/Variables/LevelOperators.h"
+#include "Core/Grid/Variables/ReductionVariable.h"
+#include "Core/Parallel/Communicator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace tessera {
+namespace {
+
+const char* const kModes[] = {"host", "sync", "async"};
+
+double coarseValue(const IntVector& c) {
+  return std::sin(0.4 * c.x) + 0.1 * c.y * c.y - 0.3 * c.z + 0.01 * c.x * c.z;
+}
+double fineValue(const IntVector& c) {
+  return 1000.0 + c.x + 100.0 * c.y + 10000.0 * c.z;
+}
+
+bool sameBits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof(double)) == 0;
+}
+
+// Level 0: 16 x 16 x 8 cells in 2 x 2 x 2 patches, periodic along x, one
+// extra cell beyond the y walls and none beyond the z walls. Level 1 (ratio
+// 2): one region across the periodic boundary's low side, one at the y and
+// z walls and the periodic boundary's high side.
+Grid twoLevels() {
+  Grid grid;
+  grid.addLevel(testing::makeLevelSpec({16, 16, 8}, {2, 2, 2}, {0, 1, 0}, {true, false, false}));
+  grid.addRefinedLevel({2, 2, 2}, {LevelRegion{Box{{0, 8, 4}, {16, 24, 12}}, {2, 2, 1}},
+                                   LevelRegion{Box{{20, 0, 0}, {32, 12, 8}}, {1, 2, 2}}});
+  return grid;
+}
+
+class CoarseFineGhostsTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  Communicator m_world = Communicator::borrow(MPI_COMM_WORLD);
+  VarLabelRegistry m_labels;
+};
+
+TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLevelBelow) {
+  const Grid grid = twoLevels();
+  const Level& coarse = grid.level(0);
+  const Level& fine = grid.level(1);
+  const std::vector<int> ranks = testing::roundRobin(grid.numPatches(), m_world.size());
+  const int depth = 2;
+  // The coarse field as the runtime sees it: held cells (the interior and
+  // the y extra cells), wrapped along x, the last held plane beyond the z walls.
+  const Box held = coarse.extendedCellBox();
+  const auto coarseAt = [&](IntVector c) {
+    c.x = ((c.x % 16) + 16) % 16;
+    for (int axis = 1; axis < 3; ++axis)
+      c[axis] = std::clamp(c[axis], held.lo()[axis], held.hi()[axis] - 1);
+    return coarseValue(c);
+  };
+  for (const RefineOp op : {RefineOp::LimitedLinear, RefineOp::Linear, RefineOp::Constant}) {
+    for (const bool groups : {true, false}) {
+      SCOPED_TRACE(std::string(refineOpName(op)) + (groups ? " groups" : " no groups"));
+      const VarLabel* u =
+          m_labels.create<CCVariable<double>>(std::string("u_") + refineOpName(op),
+                                              LevelTransfer{op});
+      // The expected coarse-fine values: the operator on the whole coarse field.
+      CCVariable<double> reference(Box({-4, -4, -4}, {20, 20, 12}), "reference");
+      reference.box().forEachCell([&](const IntVector& c) { reference(c) = coarseAt(c); });
+
+      std::atomic<std::int64_t> wrong{0}, fromCoarse{0}, fromFine{0};
+      SchedulerOptions options;
+      options.patchGroups = groups;
+      const auto sched = makeScheduler(GetParam(), m_world, options);
+      sched->beginGraph("levels");
+      const auto put = [&](const char* name, const Level& level, double (*value)(const IntVector&)) {
+        sched->addTask(std::move(Task(name,
+                                      [u, value](const Patch& patch, const DataWarehouse&,
+                                                 DataWarehouse& dw, ExecutionContext&) {
+                                        CCVariable<double> var =
+                                            dw.allocateAndPut<double>(u, patch);
+                                        patch.extendedBox().forEachCell(
+                                            [&](const IntVector& c) { var(c) = value(c); });
+                                      },
+                                      Task::Kind::Host)
+                                     .computesVar(u)),
+                       level.eachPatch());
+      };
+      put("coarse", coarse, coarseValue);
+      put("fine", fine, fineValue);
+      sched->addTask(
+          std::move(
+              Task("read",
+                   [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                       ExecutionContext&) {
+                     const ConstCCVariable<double> var =
+                         dw.get<double>(u, patch, Ghost::AroundCells, depth);
+                     const RefineCell<double> expected{reference.constArray(),
+                                                       CellArray<double>(), {2, 2, 2}, op};
+                     fine.ghostedBox(patch, depth).forEachCell([&](const IntVector& c) {
+                       if (patch.extendedBox().contains(c)) {
+                         wrong += !sameBits(var(c), fineValue(c));
+                         return;
+                       }
+                       IntVector wrapped = c;
+                       wrapped.x = ((c.x % 32) + 32) % 32;
+                       bool heldByFine = false;
+                       for (const Patch& other : fine.patches())
+                         heldByFine = heldByFine || other.extendedBox().contains(wrapped);
+                       if (heldByFine) {
+                         ++fromFine;
+                         wrong += !sameBits(var(c), fineValue(wrapped));
+                         return;
+                       }
+                       ++fromCoarse;
+                       // RefineCell writes one fine cell: into a scratch array here.
+                       double value = 0.0;
+                       RefineCell<double> one = expected;
+                       one.fine = CellArray<double>(&value, Box(c, c + IntVector::uniform(1)));
+                       one(c.x, c.y, c.z);
+                       wrong += !sameBits(var(c), value);
+                     });
+                   },
+                   Task::Kind::Host)
+                  .requiresVar(Task::NewDW, u, Ghost::AroundCells, depth)),
+          fine.eachPatch());
+      const CompiledGraph graph = sched->compile(grid, ranks);
+      // On several ranks some coarse cells come by message.
+      std::int64_t staged = 0;
+      for (const Message& m : graph.receives)
+        for (const GhostPiece& piece : m.pieces)
+          staged += piece.toStaging;
+      if (m_world.size() > 1) {
+        EXPECT_GT(m_world.allreduceSum(staged), 0);
+      }
+      OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+      OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+      sched->execute(graph, oldDW, newDW);
+      EXPECT_EQ(m_world.allreduceSum(wrong.load()), 0);
+      EXPECT_GT(m_world.allreduceSum(fromCoarse.load()), 1000);
+      EXPECT_GT(m_world.allreduceSum(fromFine.load()), 100);
+    }
+  }
+}
+
+// One variable computed on every level by a task per level, and one
+// reduction with contributions from both: every patch counted once, the
+// reduction made once after both.
+TEST_P(CoarseFineGhostsTest, EachLevelComputesTheSameLabelAndContributesToOneReduction) {
+  const Grid grid = twoLevels();
+  const std::vector<int> ranks = testing::roundRobin(grid.numPatches(), m_world.size());
+  const VarLabel* u = m_labels.create<CCVariable<double>>("u");
+  const VarLabel* cells = m_labels.create<SumVariable<double>>("cells");
+  const auto sched = makeScheduler(GetParam(), m_world, SchedulerOptions{});
+  sched->beginGraph("levels");
+  for (int l = 0; l < 2; ++l) {
+    sched->addTask(std::move(Task("level " + std::to_string(l),
+                                  [u, cells](const Patch& patch, const DataWarehouse&,
+                                             DataWarehouse& dw, ExecutionContext&) {
+                                    CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
+                                    patch.extendedBox().forEachCell(
+                                        [&](const IntVector& c) { var(c) = 1.0; });
+                                    dw.put(SumVariable<double>(
+                                               static_cast<double>(patch.numCells())),
+                                           cells, patch);
+                                  },
+                                  Task::Kind::Host)
+                                 .computesVar(u)
+                                 .computesVar(cells)),
+                   grid.level(l).eachPatch());
+  }
+  std::atomic<int> wrong{0};
+  const double expected = static_cast<double>(grid.level(0).numCells() + grid.level(1).numCells());
+  sched->addTask(std::move(Task("read",
+                                [&](const Patch&, const DataWarehouse&, DataWarehouse& dw,
+                                    ExecutionContext&) {
+                                  wrong += dw.getReduction<SumVariable<double>>(cells).get() !=
+                                           expected;
+                                },
+                                Task::Kind::Host)
+                               .requiresVar(Task::NewDW, cells)),
+                 grid.level(0).eachPatch());
+  const CompiledGraph graph = sched->compile(grid, ranks);
+  EXPECT_EQ(std::count_if(graph.detailedTasks.begin(), graph.detailedTasks.end(),
+                          [](const DetailedTask& n) { return n.kind == DetailedTask::Kind::Reduction; }),
+            1);
+  OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+  OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+  sched->execute(graph, oldDW, newDW);
+  EXPECT_EQ(m_world.allreduceSum(std::int64_t{wrong.load()}), 0);
+  // Two tasks computing one label on the same patches remain an error.
+  sched->beginGraph("twice");
+  for (int k = 0; k < 2; ++k)
+    sched->addTask(std::move(Task("put " + std::to_string(k),
+                                  [](const Patch&, const DataWarehouse&, DataWarehouse&,
+                                     ExecutionContext&) {})
+                                 .computesVar(u)),
+                   grid.level(1).eachPatch());
+  const std::string error = testing::errorOf([&] { sched->compile(grid, ranks); });
+  EXPECT_NE(error.find("'u' in NewDW is computed by two tasks: 'put 0' and 'put 1' on patch 8"),
+            std::string::npos)
+      << error;
+}
+
+TEST_P(CoarseFineGhostsTest, ALevelNestedTooShallowForTheGhostsIsAnError) {
+  Grid grid;
+  grid.addLevel(testing::makeLevelSpec({16, 16, 16}, {1, 1, 1}));
+  grid.addRefinedLevel({2, 2, 2}, {LevelRegion{Box{{8, 8, 8}, {24, 24, 24}}, {1, 1, 1}}});
+  // Level 2 fills level 1's region: no coarse cell of level 1 around it.
+  grid.addRefinedLevel({2, 2, 2}, {LevelRegion{Box{{16, 16, 16}, {48, 48, 48}}, {1, 1, 1}}});
+  const VarLabel* u = m_labels.create<CCVariable<double>>("u");
+  const auto sched = makeScheduler(GetParam(), m_world, SchedulerOptions{});
+  sched->beginGraph("nested");
+  for (int l = 0; l < 3; ++l)
+    sched->addTask(std::move(Task("put", [](const Patch&, const DataWarehouse&, DataWarehouse&,
+                                            ExecutionContext&) {})
+                                 .computesVar(u)),
+                   grid.level(l).eachPatch());
+  sched->addTask(std::move(Task("read", [](const Patch&, const DataWarehouse&, DataWarehouse&,
+                                           ExecutionContext&) {})
+                               .requiresVar(Task::NewDW, u, Ghost::AroundCells, 1)),
+                 grid.level(2).eachPatch());
+  const std::string error = testing::errorOf(
+      [&] { sched->compile(grid, std::vector<int>(static_cast<std::size_t>(grid.numPatches()), 0)); });
+  // Rank 0 holds every patch: it finds the fill (the others compile nothing).
+  if (m_world.rank() == 0) {
+    EXPECT_NE(error.find("not nested deeply enough"), std::string::npos) << error;
+    EXPECT_NE(error.find("of level 1"), std::string::npos) << error;
+    EXPECT_NE(error.find("amr.nesting_buffer"), std::string::npos) << error;
+  } else {
+    EXPECT_EQ(error, "");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, CoarseFineGhostsTest, ::testing::ValuesIn(kModes),
+                         [](const auto& info) { return std::string(info.param); });
+
+}  // namespace
+}  // namespace tessera
