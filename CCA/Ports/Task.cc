@@ -52,6 +52,18 @@ Task& Task::requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost, in
   return *this;
 }
 
+Task& Task::requiresVar(WhichDW dw, const VarLabel* label, LevelDomain domain) {
+  requiresVar(dw, label);
+  TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered,
+                         "task '" << m_name << "' requires '" << label->name()
+                                  << "' from the finer level, but only cell variables have cells "
+                                     "there ('"
+                                  << label->name() << "' is " << varKindName(label->kind())
+                                  << ")");
+  m_dependencies.back().domain = domain;
+  return *this;
+}
+
 Task& Task::computesVar(const VarLabel* label) {
   TESSERA_REQUIRE_THROWS(label != nullptr, "task '" << m_name << "' computes a null label");
   TESSERA_REQUIRE_THROWS(label->kind() != VarKind::Block,

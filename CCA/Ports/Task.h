@@ -32,6 +32,11 @@ class Task {
   // given index of its TaskSpace reads or writes.
   using BlockMap = std::function<std::vector<BlockRef>(int index)>;
 
+  // Where a requirement's cells are: on the task's own patch, or on the
+  // next finer level's patches over it (averaged onto its cells with the
+  // label's coarsen operator: the runtime's restriction, docs/amr.md).
+  enum class LevelDomain { ThisLevel, FinerLevel };
+
   struct Dependency {
     Access access;
     WhichDW dw;
@@ -40,6 +45,7 @@ class Task {
     int numGhost;
     BlockMap blocks = {};  // block variables only
     bool sum = false;      // requiresBlockSum
+    LevelDomain domain = LevelDomain::ThisLevel;
     // modifiesVar(OldDW, label): computes `label` in NewDW from the old values.
     bool carriesForward() const { return access == Access::Modifies && dw == OldDW; }
   };
@@ -106,6 +112,11 @@ class Task {
   // faces only (Ghost::AroundFaces, enough for a star stencil).
   Task& requiresVar(WhichDW dw, const VarLabel* label, Ghost::Type ghost = Ghost::None,
                     int numGhost = 0);
+  // The cells of a cell variable that the next finer level covers, averaged
+  // onto this patch's variable before the task runs (a coarsening task
+  // declares modifiesVar(label) too: the averages overwrite those cells).
+  // Patches no finer patch covers receive nothing.
+  Task& requiresVar(WhichDW dw, const VarLabel* label, LevelDomain domain);
   // Creates `label` in the new warehouse (for a reduction variable: this
   // patch's contribution, combined over all patches and ranks by the runtime).
   Task& computesVar(const VarLabel* label);

@@ -220,6 +220,87 @@ TEST_P(CoarseFineGhostsTest, EachLevelComputesTheSameLabelAndContributesToOneRed
       << error;
 }
 
+// Restriction: a task on the coarse level that requires a variable from the
+// finer level (and modifies it) finds the cells the finer level covers
+// replaced by the mean of their fine cells, averaged where the fine cells
+// are (on another rank: before they travel), the rest untouched.
+TEST_P(CoarseFineGhostsTest, CoarseCellsUnderAFinerLevelBecomeTheMeanOfItsCells) {
+  const Grid grid = twoLevels();
+  const Level& coarse = grid.level(0);
+  const Level& fine = grid.level(1);
+  const std::vector<int> ranks = testing::roundRobin(grid.numPatches(), m_world.size());
+  const VarLabel* u = m_labels.create<CCVariable<double>>("u");
+  const auto sched = makeScheduler(GetParam(), m_world, SchedulerOptions{});
+  sched->beginGraph("restrict");
+  const auto put = [&](const char* name, const Level& level, double (*value)(const IntVector&)) {
+    sched->addTask(std::move(Task(name,
+                                  [u, value](const Patch& patch, const DataWarehouse&,
+                                             DataWarehouse& dw, ExecutionContext&) {
+                                    CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
+                                    patch.extendedBox().forEachCell(
+                                        [&](const IntVector& c) { var(c) = value(c); });
+                                  },
+                                  Task::Kind::Host)
+                                 .computesVar(u)),
+                   level.eachPatch());
+  };
+  std::atomic<std::int64_t> wrong{0}, averaged{0}, kept{0};
+  sched->addTask(
+      std::move(Task("check",
+                     [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                         ExecutionContext&) {
+                       const ConstCCVariable<double> var = dw.get<double>(u, patch);
+                       patch.interior().forEachCell([&](const IntVector& c) {
+                         const Box children = refine(Box(c, c + IntVector::uniform(1)), {2, 2, 2});
+                         bool covered = false;
+                         for (const Patch& f : fine.patches())
+                           covered = covered || f.interior().contains(children);
+                         if (!covered) {
+                           ++kept;
+                           wrong += !sameBits(var(c), coarseValue(c));
+                           return;
+                         }
+                         ++averaged;
+                         CCVariable<double> cells(children, "children");
+                         children.forEachCell([&](const IntVector& f) { cells(f) = fineValue(f); });
+                         double mean = 0.0;
+                         CoarsenCell<double>{cells.constArray(),
+                                             CellArray<double>(&mean, Box(c, c + IntVector::uniform(1))),
+                                             {2, 2, 2}}(c.x, c.y, c.z);
+                         wrong += !sameBits(var(c), mean);
+                       });
+                     },
+                     Task::Kind::Host)
+                    .requiresVar(Task::NewDW, u)),
+      coarse.eachPatch());
+  sched->addTask(std::move(Task("coarsen",
+                                [](const Patch&, const DataWarehouse&, DataWarehouse&,
+                                   ExecutionContext&) {},
+                                Task::Kind::Host)
+                               .modifiesVar(u)
+                               .requiresVar(Task::NewDW, u, Task::LevelDomain::FinerLevel)),
+                 coarse.eachPatch());
+  put("fine", fine, fineValue);
+  put("coarse", coarse, coarseValue);
+  const CompiledGraph graph = sched->compile(grid, ranks);
+  std::int64_t travelled = 0;
+  for (const Message& m : graph.receives)
+    for (const GhostPiece& piece : m.pieces)
+      travelled += piece.averaged;
+  if (m_world.size() > 1) {
+    EXPECT_GT(m_world.allreduceSum(travelled), 0);
+  }
+  for (int run = 0; run < 2; ++run) {
+    OnDemandDataWarehouse oldDW("OldDW", run, 0.0, 0.0);
+    OnDemandDataWarehouse newDW("NewDW", run + 1, 0.0, 0.0);
+    sched->execute(graph, oldDW, newDW);
+  }
+  EXPECT_EQ(m_world.allreduceSum(wrong.load()), 0);
+  // Level 1 covers 8 x 8 x 4 + 6 x 6 x 4 coarse cells, checked twice.
+  EXPECT_EQ(m_world.allreduceSum(averaged.load()), 2 * (8 * 8 * 4 + 6 * 6 * 4));
+  EXPECT_EQ(m_world.allreduceSum(kept.load()), 2 * (16 * 16 * 8 - 8 * 8 * 4 - 6 * 6 * 4));
+}
+
 TEST_P(CoarseFineGhostsTest, ALevelNestedTooShallowForTheGhostsIsAnError) {
   Grid grid;
   grid.addLevel(testing::makeLevelSpec({16, 16, 16}, {1, 1, 1}));

@@ -35,6 +35,9 @@ struct GhostPiece {
   // Coarse cells for a finer patch's coarse-fine ghosts: they land in the
   // fill's staging array (GhostFill::staging), not in the patch's variable.
   bool toStaging = false;
+  // Fine cells averaged onto a coarse patch (CoarsenFill): `sourceBox` is in
+  // the coarse cells, and the sender averages its fine cells into them.
+  bool averaged = false;
 
   std::size_t bytes() const {
     return static_cast<std::size_t>(sourceBox.volume()) * label->elementBytes();
@@ -76,6 +79,19 @@ struct GhostFill {
   RefineOp refine = RefineOp::LimitedLinear;
   std::vector<GhostPiece> coarseCopies;
   std::vector<std::pair<int, int>> coarseRemotePieces;
+};
+
+// The cells of one coarse patch's variable that the next finer level covers,
+// averaged from it (Task::requiresVar(dw, label, FinerLevel)) once per
+// execution: from this rank's fine patches here, the others' by message
+// (averaged at the sender: r^3 times fewer bytes than the fine cells).
+struct CoarsenFill {
+  const VarLabel* label = nullptr;
+  Task::WhichDW dw = Task::NewDW;
+  int patchId = -1;
+  IntVector ratio{1, 1, 1};
+  std::vector<GhostPiece> localAverages;  // source: a fine patch; sourceBox: coarse cells
+  std::vector<std::pair<int, int>> remotePieces;
 };
 
 // A local ghost copy made one step ahead. A graph that computes a label the
@@ -169,6 +185,7 @@ struct DetailedTask {
   std::vector<int> contributors;          // Reduction only: local tasks that contribute
   std::vector<int> contributionsPerRank;  // Reduction only: contributing patches on each rank
   std::vector<int> blockSums;             // block sums it reads
+  std::vector<int> coarsenFills;          // averages from the finer level to make before running
 
   std::string describe(const std::vector<Task>& tasks) const;
 };
@@ -181,6 +198,7 @@ struct CompiledGraph {
   std::vector<DetailedTask> detailedTasks;  // in execution order
   std::vector<PatchGroup> groups;           // this rank's patch groups (see PatchGroup.h)
   std::vector<GhostFill> fills;
+  std::vector<CoarsenFill> coarsenFills;
   std::vector<EagerCopy> eagerCopies;
   // Messages of every kind, to and from other ranks.
   std::vector<Message> sends;

@@ -12,6 +12,7 @@ GhostFills::GhostFills(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                        const MessageExchange& messages)
     : m_graph(graph), m_oldDW(oldDW), m_newDW(newDW), m_context(context), m_messages(messages) {
   m_fillDone.assign(graph.fills.size(), false);
+  m_coarsenDone.assign(graph.coarsenFills.size(), false);
   m_pendingEagerProducers.resize(graph.eagerCopies.size());
   for (std::size_t e = 0; e < graph.eagerCopies.size(); ++e)
     m_pendingEagerProducers[e] = static_cast<int>(graph.eagerCopies[e].producers.size());
@@ -91,6 +92,7 @@ void GhostFills::recordEagerCopies(EagerBatch batch) {
 void GhostFills::performFills(const DetailedTask& task) {
   TESSERA_REQUIRE_THROWS(m_messages.inputsArrived(task), "ghost fill of " << task.describe(m_graph.tasks)
                                                                << " before its messages arrived");
+  if (!task.coarsenFills.empty()) averageFromFiner(task);
   if (task.fills.empty()) return;
   const CommTimer timer(m_context, &m_context.stats.packSeconds);
   const TraceScope traced(m_context.trace, "ghost fill", "comm", task.id);
@@ -168,6 +170,36 @@ void GhostFills::fillFromCoarser(const GhostFill& fill, OnDemandDataWarehouse& d
   }
   for (const Box& box : fill.coarseFineBoxes)
     destination.refineFrom(*staging, box, fill.ratio, fill.refine);
+}
+
+void GhostFills::averageFromFiner(const DetailedTask& task) {
+  const CommTimer timer(m_context, &m_context.stats.packSeconds);
+  const TraceScope traced(m_context.trace, "average from finer level", "comm", task.id);
+  for (int index : task.coarsenFills) {
+    if (m_coarsenDone[static_cast<std::size_t>(index)]) continue;
+    const CoarsenFill& fill = m_graph.coarsenFills[static_cast<std::size_t>(index)];
+    OnDemandDataWarehouse& dw = fill.dw == Task::OldDW ? m_oldDW : m_newDW;
+    const auto destination = dw.findGridVariable(fill.label, patch(fill.patchId));
+    TESSERA_REQUIRE_THROWS(destination != nullptr,
+                           "averaging '" << fill.label->name() << "' from the finer level onto "
+                                         << patch(fill.patchId) << ": it is not in " << dw.name());
+    for (const GhostPiece& piece : fill.localAverages) {
+      const auto source = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
+      TESSERA_REQUIRE_THROWS(source != nullptr, "averaging '" << piece.label->name()
+                                                               << "' needs patch "
+                                                               << piece.sourcePatch
+                                                               << ", which is not in "
+                                                               << dw.name());
+      destination->coarsenFrom(*source, piece.sourceBox, fill.ratio,
+                               piece.label->levelTransfer().coarsen);
+    }
+    for (const auto& [message, pieceIndex] : fill.remotePieces) {
+      const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]
+                                    .pieces[static_cast<std::size_t>(pieceIndex)];
+      destination->unpack(piece.sourceBox, m_messages.receiveBuffer(message) + piece.byteOffset);
+    }
+    m_coarsenDone[static_cast<std::size_t>(index)] = true;
+  }
 }
 
 }  // namespace tessera

@@ -61,6 +61,8 @@ class GhostFills {
   // refined into `destination` from the coarse cells gathered for them.
   void fillFromCoarser(const GhostFill& fill, OnDemandDataWarehouse& dw,
                        GridVariableBase& destination);
+  // The task's averages from the finer level (CoarsenFill), into its patches' variables.
+  void averageFromFiner(const DetailedTask& task);
   void makeEagerCopy(int index) const;
   // Counts the batch's copies per fill, marking each fill they complete.
   void recordEagerCopies(EagerBatch batch);
@@ -72,6 +74,7 @@ class GhostFills {
   const MessageExchange& m_messages;
 
   std::vector<bool> m_fillDone;              // per fill
+  std::vector<bool> m_coarsenDone;           // per coarsen fill
   std::vector<int> m_pendingEagerProducers;  // per eager copy
   std::vector<int> m_eagerCopiesLeft;        // per fill
   bool m_deferEagerCopies = false;

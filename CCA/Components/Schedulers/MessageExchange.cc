@@ -96,11 +96,19 @@ void MessageExchange::packCells(int index) {
   const Message& message = m_graph.sends[static_cast<std::size_t>(index)];
   std::byte* buffer = m_buffers.sends[static_cast<std::size_t>(index)].data();
   for (const GhostPiece& piece : message.pieces) {
-    const auto var = dw(piece.dw).findGridVariable(piece.label,
-                                                    m_graph.grid->patchById(piece.sourcePatch));
+    const Patch& source = m_graph.grid->patchById(piece.sourcePatch);
+    const auto var = dw(piece.dw).findGridVariable(piece.label, source);
     TESSERA_REQUIRE_THROWS(var != nullptr, "cannot send '" << piece.label->name() << "' of patch "
                                                            << piece.sourcePatch << ": not in "
                                                            << dw(piece.dw).name());
+    if (piece.averaged) {
+      // Fine cells averaged onto the coarse cells `sourceBox` (CoarsenFill).
+      const std::unique_ptr<GridVariableBase> averages = var->cloneEmpty(piece.sourceBox);
+      averages->coarsenFrom(*var, piece.sourceBox, source.level().refinementRatio(),
+                            piece.label->levelTransfer().coarsen);
+      averages->pack(piece.sourceBox, buffer + piece.byteOffset);
+      continue;
+    }
     var->pack(piece.sourceBox, buffer + piece.byteOffset);
   }
 }

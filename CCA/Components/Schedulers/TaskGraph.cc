@@ -113,6 +113,7 @@ class GraphBuilder {
       for (const Task::Dependency& dep : task.dependencies()) {
         if (dep.carriesForward()) m_graph.oldDWReads.insert(dep.label);
         if (dep.access != Task::Access::Requires) continue;
+        if (dep.domain == Task::LevelDomain::FinerLevel) m_coarsens = true;
         int& layers = m_graph.ghostLayers[dep.label];
         layers = std::max(layers, dep.numGhost);
         if (dep.dw == Task::OldDW) m_graph.oldDWReads.insert(dep.label);
@@ -280,6 +281,11 @@ class GraphBuilder {
         if (m_graph.carriedInPlace.count(dep.label)) afterOldReaders(node, dep.label, patch);
         continue;
       }
+      if (dep.domain == Task::LevelDomain::FinerLevel) {
+        const int fill = coarsenFillFor(dep.label, dep.dw, patch, node);
+        if (fill >= 0) node.coarsenFills.push_back(fill);
+        continue;
+      }
       if (dep.dw == Task::OldDW) {
         if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, patch, node));
         continue;
@@ -427,11 +433,64 @@ class GraphBuilder {
     return index;
   }
 
+  // The finer level's patches over `patch` and the coarse cells each covers.
+  std::vector<std::pair<const Patch*, Box>> finerOver(const Patch& patch) const {
+    std::vector<std::pair<const Patch*, Box>> covers;
+    const int l = patch.level().index();
+    if (l + 1 >= m_grid.numLevels()) return covers;
+    const Level& finer = m_grid.level(l + 1);
+    const IntVector ratio = finer.refinementRatio();
+    for (const Patch* fine : finer.patchesIntersecting(refine(patch.interior(), ratio))) {
+      const Box cells = coarsen(fine->interior(), ratio).intersection(patch.interior());
+      if (!cells.empty()) covers.emplace_back(fine, cells);
+    }
+    return covers;
+  }
+
+  // The averaging of (label, dw) from the finer level onto `patch`, created
+  // on first use (-1: no finer patch covers it); local fine writers of a
+  // NewDW version become predecessors of `reader`.
+  int coarsenFillFor(const VarLabel* label, Task::WhichDW dw, const Patch& patch,
+                     DetailedTask& reader) {
+    const std::vector<std::pair<const Patch*, Box>> covers = finerOver(patch);
+    if (covers.empty()) return -1;
+    const FillKey key{label, dw, patch.id()};
+    auto found = m_coarsenOf.find(key);
+    int index;
+    if (found == m_coarsenOf.end()) {
+      CoarsenFill fill;
+      fill.label = label;
+      fill.dw = dw;
+      fill.patchId = patch.id();
+      fill.ratio = covers.front().first->level().refinementRatio();
+      for (const auto& [fine, cells] : covers) {
+        if (owner(fine->id()) != m_rank) continue;
+        GhostPiece piece{label, dw, fine->id(), patch.id(), cells, IntVector{}, 0};
+        piece.averaged = true;
+        fill.localAverages.push_back(piece);
+      }
+      index = static_cast<int>(m_graph.coarsenFills.size());
+      m_coarsenOf[key] = index;
+      m_graph.coarsenFills.push_back(std::move(fill));
+    } else {
+      index = found->second;
+    }
+    if (dw == Task::NewDW) {
+      const Task& task = m_graph.tasks[static_cast<std::size_t>(reader.taskIndex)];
+      for (const GhostPiece& piece : m_graph.coarsenFills[static_cast<std::size_t>(index)].localAverages) {
+        const Patch& fine = m_grid.patchById(piece.sourcePatch);
+        addPredecessor(reader, localNode(writerFor(label, fine, reader.taskIndex, task),
+                                         piece.sourcePatch));
+      }
+    }
+    return index;
+  }
+
   // The patches that can take part in a message to or from this rank: the
   // local ones and every patch near one of them, in id order.
   std::vector<const Patch*> exchangePartners() const {
     std::set<int> ids;
-    if (m_maxDepth == 0) return {};
+    if (m_maxDepth == 0 && !m_coarsens) return {};
     for (int l = 0; l < m_grid.numLevels(); ++l) {
       const Level& level = m_grid.level(l);
       const Level* finer = l + 1 < m_grid.numLevels() ? &m_grid.level(l + 1) : nullptr;
@@ -439,6 +498,12 @@ class GraphBuilder {
         if (owner(patch.id()) != m_rank) continue;
         for (const Patch* near : level.patchesNear(patch, m_maxDepth))
           ids.insert(near->id());
+        // The coarser patches this one's cells are averaged onto.
+        if (m_coarsens && level.coarser() != nullptr) {
+          for (const Patch* under :
+               level.coarser()->patchesIntersecting(coarsen(patch.interior(), level.refinementRatio())))
+            ids.insert(under->id());
+        }
         if (finer == nullptr) continue;
         // The finer patches whose coarse-fine ghosts may read this one: within
         // the ghost depth (in fine cells) plus the refinement stencil.
@@ -462,12 +527,44 @@ class GraphBuilder {
   void buildMessages() {
     std::map<MessageKey, Message> messages;
     std::set<FillKey> visited;
+    std::set<FillKey> averaged;
     const std::vector<const Patch*> partners = exchangePartners();
     for (std::size_t t = 0; t < m_graph.tasks.size(); ++t) {
       const Task& task = m_graph.tasks[t];
       for (const Patch* patch : partners) {
         if (!patchSet(static_cast<int>(t)).contains(*patch)) continue;
         for (const Task::Dependency& dep : task.dependencies()) {
+          if (dep.access == Task::Access::Requires &&
+              dep.domain == Task::LevelDomain::FinerLevel) {
+            if (!averaged.insert({dep.label, dep.dw, patch->id()}).second) continue;
+            const int receiver = owner(patch->id());
+            for (const auto& [fine, cells] : finerOver(*patch)) {
+              const int sender = owner(fine->id());
+              if (sender == receiver || (sender != m_rank && receiver != m_rank)) continue;
+              int phase = 0;
+              int writer = -1;
+              if (dep.dw == Task::NewDW) {
+                writer = writerFor(dep.label, *fine, static_cast<int>(t), task);
+                phase = 1 + writer;
+              }
+              Message& message = messages[{sender, receiver, phase}];
+              message.phase = phase;
+              message.tag = phase;
+              message.peer = sender == m_rank ? receiver : sender;
+              GhostPiece piece{dep.label, dep.dw, fine->id(), patch->id(), cells, IntVector{},
+                               message.bytes};
+              piece.averaged = true;
+              message.bytes += piece.bytes();
+              message.pieces.push_back(piece);
+              if (sender == m_rank && writer >= 0) {
+                const int producer = localNode(writer, fine->id());
+                if (std::find(message.producers.begin(), message.producers.end(), producer) ==
+                    message.producers.end())
+                  message.producers.push_back(producer);
+              }
+            }
+            continue;
+          }
           if (dep.access != Task::Access::Requires || dep.numGhost == 0) continue;
           if (!visited.insert({dep.label, dep.dw, patch->id()}).second) continue;
           const int receiver = owner(patch->id());
@@ -511,6 +608,12 @@ class GraphBuilder {
       if (!sending) {
         for (std::size_t k = 0; k < message.pieces.size(); ++k) {
           const GhostPiece& piece = message.pieces[k];
+          if (piece.averaged) {
+            m_graph.coarsenFills[static_cast<std::size_t>(
+                                     m_coarsenOf.at({piece.label, piece.dw, piece.destPatch}))]
+                .remotePieces.emplace_back(index, static_cast<int>(k));
+            continue;
+          }
           auto fill = m_fillOf.find({piece.label, piece.dw, piece.destPatch});
           TESSERA_REQUIRE_THROWS(fill != m_fillOf.end(), "received ghost data of '"
                                                              << piece.label->name()
@@ -530,15 +633,20 @@ class GraphBuilder {
   // receive holds it back.
   void linkReceives() {
     for (const DetailedTask& node : m_graph.detailedTasks) {
+      std::vector<const std::vector<std::pair<int, int>>*> read;
       for (int f : node.fills) {
         const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(f)];
-        for (const auto* pieces : {&fill.remotePieces, &fill.coarseRemotePieces}) {
-          for (const auto& [message, piece] : *pieces) {
-            std::vector<int>& consumers =
-                m_graph.receives[static_cast<std::size_t>(message)].consumers;
-            if (std::find(consumers.begin(), consumers.end(), node.id) == consumers.end())
-              consumers.push_back(node.id);
-          }
+        read.push_back(&fill.remotePieces);
+        read.push_back(&fill.coarseRemotePieces);
+      }
+      for (int f : node.coarsenFills)
+        read.push_back(&m_graph.coarsenFills[static_cast<std::size_t>(f)].remotePieces);
+      for (const auto* pieces : read) {
+        for (const auto& [message, piece] : *pieces) {
+          std::vector<int>& consumers =
+              m_graph.receives[static_cast<std::size_t>(message)].consumers;
+          if (std::find(consumers.begin(), consumers.end(), node.id) == consumers.end())
+            consumers.push_back(node.id);
         }
       }
     }
@@ -612,6 +720,8 @@ class GraphBuilder {
   std::map<const VarLabel*, int> m_reductionNode;
   std::map<FillKey, int> m_fillOf;
   std::map<FillKey, CoarseFinePlan> m_coarseFine;
+  std::map<FillKey, int> m_coarsenOf;
+  bool m_coarsens = false;  // some task averages from a finer level
 };
 
 }  // namespace

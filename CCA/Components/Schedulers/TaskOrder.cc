@@ -86,9 +86,15 @@ std::vector<std::vector<Edge>> collectEdges(
                               << dep.label->name() << "' from NewDW, which it modifies");
       }
       // Readers see the final version; a modifier sees the version before it.
-      const int writer =
-          position > 0 ? chain[static_cast<std::size_t>(position - 1)] : chain.back();
-      before[i].push_back({writer, dep.label});
+      // When that version is the producers' (one per level, say), it is all of
+      // theirs: the task may read any of their patches (the finer level's).
+      const int seen = position > 0 ? position - 1 : static_cast<int>(chain.size()) - 1;
+      if (seen < computers) {
+        for (int k = 0; k < computers; ++k)
+          before[i].push_back({chain[static_cast<std::size_t>(k)], dep.label});
+      } else {
+        before[i].push_back({chain[static_cast<std::size_t>(seen)], dep.label});
+      }
     }
   }
   return before;

@@ -1,5 +1,7 @@
 #include "CCA/Components/SimulationController/SimulationController.h"
 
+#include "CCA/Components/SimulationController/LevelScheduling.h"
+
 #include "CCA/Components/DataArchiver/DataArchiver.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
@@ -59,14 +61,17 @@ Grid gridOf(const ProblemSpec& deck) {
   if (deck.has("grid")) {
     const std::optional<ProblemSpec> amr = deck.findSection("amr");
     Grid grid = Grid::fromDeck(deck.section("grid"), amr ? &*amr : nullptr);
-    // The hierarchy is built and checked, but no component or archive runs
-    // a finer level yet (docs/amr.md, "Status"): refuse rather than run
-    // level 0 alone and look refined.
+    // The archive holds level 0 only so far (docs/amr.md, "Status"): a
+    // refined run refuses to write one rather than leave its finer levels out.
     if (grid.numLevels() > 1) {
-      throw amr->errorAtKey("regions", "the deck refines " + std::to_string(grid.numLevels() - 1) +
-                                           " level(s), but this version of sus runs level 0 "
-                                           "only (refined levels are checked, not yet run: "
-                                           "docs/amr.md); remove amr.regions");
+      for (const char* section : {"output", "checkpoint"}) {
+        if (!deck.has(section)) continue;
+        throw deck.errorAtKey(section, std::string("the deck refines ") +
+                                           std::to_string(grid.numLevels() - 1) +
+                                           " level(s), whose " + section +
+                                           "s are not written yet (docs/amr.md): remove the " +
+                                           section + " section or amr.regions");
+      }
     }
     return grid;
   }
@@ -99,8 +104,9 @@ std::uint64_t digestBlocks(const VarLabel* label, const OnDemandDataWarehouse& d
   return digest;
 }
 
-// Sums the digests of every local patch's interior over all ranks.
-std::vector<FieldDigest> digestFields(const Application& app, const Level& level,
+// Sums the digests of every local patch's interior over all ranks: per
+// level, level l >= 1 named "<label>@level<l>".
+std::vector<FieldDigest> digestFields(const Application& app, const Grid& grid,
                                       const OnDemandDataWarehouse& dw,
                                       const std::vector<int>& patchRanks,
                                       const Communicator& comm) {
@@ -111,15 +117,18 @@ std::vector<FieldDigest> digestFields(const Application& app, const Level& level
           {label->name(), comm.allreduceSumWrapping(digestBlocks(label, dw, comm.rank()))});
       continue;
     }
-    std::uint64_t local = 0;
-    for (const Patch* patch : patchesOwnedBy(level, patchRanks, comm.rank())) {
-      const auto var = dw.findGridVariable(label, *patch);
-      TESSERA_REQUIRE_THROWS(var != nullptr, "state variable '" << label->name()
-                                                                << "' is missing on " << *patch
-                                                                << " at the end of the run");
-      local += var->digest(patch->interior());
+    for (int l = 0; l < grid.numLevels(); ++l) {
+      std::uint64_t local = 0;
+      for (const Patch* patch : patchesOwnedBy(grid.level(l), patchRanks, comm.rank())) {
+        const auto var = dw.findGridVariable(label, *patch);
+        TESSERA_REQUIRE_THROWS(var != nullptr, "state variable '" << label->name()
+                                                                  << "' is missing on " << *patch
+                                                                  << " at the end of the run");
+        local += var->digest(patch->interior());
+      }
+      digests.push_back({l == 0 ? label->name() : label->name() + "@level" + std::to_string(l),
+                         comm.allreduceSumWrapping(local)});
     }
-    digests.push_back({label->name(), comm.allreduceSumWrapping(local)});
   }
   return digests;
 }
@@ -312,8 +321,10 @@ void SimulationController::validate() const {
     const Communicator self = Communicator::borrow(MPI_COMM_SELF);
     const auto host = makeScheduler("host", self, schedulerOptions(scheduler));
     host->beginGraph("timestep");
-    app->scheduleTimeAdvance(grid.level(0), *host);
-    app->scheduleComputeStableTimestep(grid.level(0), *host);
+    forEachLevel(grid, [&](const Level& level) {
+      app->scheduleTimeAdvance(level, *host);
+      app->scheduleComputeStableTimestep(level, *host);
+    });
     const CompiledGraph graph = host->compile(grid, loadBalancer->assign(grid, 1));
     checkExplicitTile(scheduler, host->options().tiling, graph);
   }
@@ -347,6 +358,11 @@ RunResult SimulationController::run(const RunOptions& options) {
   const Level& level = grid.level(0);
   m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
              m_world.size(), " rank(s), load balancer ", balancer->name());
+  for (int l = 1; l < grid.numLevels(); ++l) {
+    m_log.info("level ", l, ": ", grid.level(l).numCells(), " cells of ",
+               grid.level(l).resolution(), " in ", grid.level(l).numPatches(), " patches, ",
+               grid.level(l).regions().size(), " region(s)");
+  }
 
   // Several modes (host,sync,async) take turns, one timestep each: a
   // benchmark's way to compare them under the same load of a shared machine.
@@ -401,8 +417,11 @@ RunResult SimulationController::run(const RunOptions& options) {
   });
   const auto recordTimestepGraph = [&] {
     sched.beginGraph("timestep");
-    app->scheduleTimeAdvance(level, sched);
-    app->scheduleComputeStableTimestep(level, sched);
+    forEachLevel(grid, [&](const Level& each) {
+      app->scheduleTimeAdvance(each, sched);
+      app->scheduleComputeStableTimestep(each, sched);
+    });
+    scheduleAveragingDown(grid, app->stateLabels(), sched);
   };
   // The timestep graph is compiled once, before initialisation (so that the
   // initial state is allocated with the ghost room the timestep reads), and
@@ -434,7 +453,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     time = restored.step.time;
     step = restored.step.timestep;
     sched.beginGraph("restartInitialize");
-    app->scheduleRestartInitialize(level, sched);
+    forEachLevel(grid, [&](const Level& each) { app->scheduleRestartInitialize(each, sched); });
     if (!sched.recordedGraph().empty())
       sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
     archiver.setup(grid, patchRanks, labels, app->stateLabels(), stepGraph.blockLayouts.get(),
@@ -453,8 +472,11 @@ RunResult SimulationController::run(const RunOptions& options) {
     newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", 0, control.initTime, 0.0, pool);
     newDW->setGhostLayers(stepGraph.ghostLayers);
     sched.beginGraph("initialize");
-    app->scheduleInitialize(level, sched);
-    app->scheduleComputeStableTimestep(level, sched);
+    forEachLevel(grid, [&](const Level& each) {
+      app->scheduleInitialize(each, sched);
+      app->scheduleComputeStableTimestep(each, sched);
+    });
+    scheduleAveragingDown(grid, app->stateLabels(), sched);
     sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
     archiver.setup(grid, patchRanks, labels, app->stateLabels(), stepGraph.blockLayouts.get(),
                    componentName(m_deck), "");
@@ -540,7 +562,9 @@ RunResult SimulationController::run(const RunOptions& options) {
   result.timesteps = step - firstStep;
   result.firstTimestep = firstStep;
   result.time = time;
-  result.cellUpdates = level.numCells() * result.timesteps;
+  std::int64_t cells = 0;
+  forEachLevel(grid, [&](const Level& each) { cells += each.numCells(); });
+  result.cellUpdates = cells * result.timesteps;
   result.outputDirectory = archiver.directory();
   result.checkpointBytes = archiver.checkpointBytes();
   result.checkpointSeconds = archiver.checkpointSeconds();
@@ -565,7 +589,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     timing.bytesReceived = result.loopBytesReceived;
     result.analysisReport = app->analysisReport(scratch, timing);
   }
-  result.digests = digestFields(*app, level, *newDW, patchRanks, m_world);
+  result.digests = digestFields(*app, grid, *newDW, patchRanks, m_world);
   result.reductions = reducedValues(reductionLabels, *newDW);
   result.stats = sumOverRanks(allStats(), m_world);
   for (const auto& each : schedulers)

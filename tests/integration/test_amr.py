@@ -1,0 +1,71 @@
+"""Burgers on refined grids, in lockstep (docs/amr.md):
+
+- a level 1 that covers the whole domain is, on that level, bitwise the
+  single-level run at the fine resolution: nothing reaches it from the coarse
+  level (it has no coarse-fine boundary), and the step is the finer level's;
+- a level 1 over part of the domain (coarse-fine ghost cells refined from
+  level 0, level 0 averaged from level 1 after each step): the digests of
+  both levels are the same on 1, 2 and 3 ranks, in every scheduler mode and
+  with another patch layout, and level 0 is not the single-level run's
+  (the averages reached it);
+- three levels: the same on 1 and 2 ranks;
+- a refined deck with an output section is refused, naming the section.
+
+usage: test_amr.py --sus S --mpirun M [--mpirun-flag F]... DECK
+"""
+import sys
+
+from sus_runner import Checks, Sus, parse_common_args
+
+STEPS = ["--max-timesteps", "4"]
+COARSE = ["grid.level.resolution=[16,16,16]", "grid.level.patches=[2,2,2]"]
+PARTIAL = [*COARSE, "amr.max_levels=2", "amr.regions.front={level: 1, low: [4, 4, 4], high: [12, 12, 12]}"]
+
+
+def main():
+    sus_path, mpirun, flags, rest = parse_common_args(sys.argv[1:])
+    sus, deck = Sus(sus_path, mpirun, flags), rest[0]
+    check = Checks()
+
+    def run(name, sets, ranks=1, options=()):
+        result = sus.run(deck, ranks, sets, [*STEPS, *options])
+        check(f"{name} runs", result.returncode == 0 and result.digests, result.describe())
+        return result
+
+    covering = run("a level 1 over the whole domain",
+                   [*COARSE, "amr.max_levels=2", "amr.regions.all={level: 1, low: [0, 0, 0], high: [16, 16, 16]}"])
+    fine = run("the single-level run at the fine resolution",
+               ["grid.level.resolution=[32,32,32]", "grid.level.patches=[2,2,2]"])
+    check("level 1 over the whole domain is bitwise the single-level fine run",
+          covering.digests.get("u@level1") == fine.digests.get("u"),
+          f"{covering.digests} against {fine.digests}")
+
+    coarse = run("the single-level run at the coarse resolution", COARSE)
+    partial = [run("a level 1 over part of the domain, 1 rank async", PARTIAL, 1, ["--scheduler", "async"]),
+               run("the same, 2 ranks host", PARTIAL, 2, ["--scheduler", "host"]),
+               run("the same, 3 ranks sync", PARTIAL, 3, ["--scheduler", "sync"]),
+               run("the same, 2 ranks async, patches [4,2,2]", [*PARTIAL, "grid.level.patches=[4,2,2]"], 2,
+                   ["--scheduler", "async"])]
+    first = partial[0].digests
+    check("two levels: both levels' digests equal on 1-3 ranks, every mode, another layout",
+          set(first) == {"u", "u@level1"} and all(r.digests == first for r in partial),
+          "\n".join(str(r.digests) for r in partial))
+    check("level 0 holds level 1's averages (its digest is not the single-level run's)",
+          first.get("u") != coarse.digests.get("u"), f"{first} and {coarse.digests}")
+
+    three = [*PARTIAL, "amr.max_levels=3", "amr.regions.core={level: 2, low: [10, 10, 10], high: [14, 14, 14]}"]
+    levels3 = [run("three levels, 1 rank", three, 1), run("three levels, 2 ranks", three, 2)]
+    check("three levels: every level's digest equal on 1 and 2 ranks",
+          set(levels3[0].digests) == {"u", "u@level1", "u@level2"}
+          and levels3[0].digests == levels3[1].digests,
+          f"{levels3[0].digests} and {levels3[1].digests}")
+
+    refused = sus.run(deck, 1, [*PARTIAL, "output.timestep_interval=1"], STEPS)
+    check("a refined deck with an output section is refused, naming it",
+          refused.returncode == 1 and "output" in refused.stderr and "not written yet" in refused.stderr,
+          refused.describe())
+    check.finish()
+
+
+if __name__ == "__main__":
+    main()
