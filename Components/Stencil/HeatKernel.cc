@@ -40,15 +40,16 @@ void eulerStep(ExecutionContext& exec, const Box& box, const CellArray<const dou
 }  // namespace
 
 HeatKernel::HeatKernel(ApplicationContext& context, const StencilParameters& parameters,
-                       const Level& level)
+                       const Grid& grid)
     : m_parameters(parameters),
       m_weights(secondDerivative(parameters.radius)),
-      m_numCells(level.numCells()),
+      m_numCells(grid.level(0).numCells()),
       m_u(context.labels.create<CCVariable<double>>("u")),
       m_delT(context.labels.create<MinVariable<double>>("stencil.stableDelT")),
       m_squaredError(context.labels.create<SumVariable<double>>("stencil.squaredError")),
       m_maxError(context.labels.create<MaxVariable<double>>("stencil.maxError")) {
-  m_exact = HeatSolution::forLevel(level, parameters.wavenumber, parameters.alpha);
+  for (int l = 0; l < grid.numLevels(); ++l)
+    m_exact.push_back(HeatSolution::forLevel(grid.level(l), parameters.wavenumber, parameters.alpha));
 }
 
 double HeatKernel::stableTimestep(const Vector3& dx) const {
@@ -89,7 +90,7 @@ void HeatKernel::scheduleAnalysis(const Level& level, Scheduler& sched) {
 void HeatKernel::initialize(const PatchGroup& group, const DataWarehouse&, DataWarehouse& newDW,
                             ExecutionContext& exec) const {
   const CellArray<double> u = newDW.allocateAndPut<double>(m_u, group).array();
-  const HeatSolutionAt exact(m_exact, newDW.time());
+  const HeatSolutionAt exact(exactOn(group.level()), newDW.time());
   exec.parallelFor(group.extendedBox(),
                    KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact(i, j, k); });
 }
@@ -113,7 +114,7 @@ void HeatKernel::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW
   // (rowEnds), as in Burgers: each shares its cache line with the row's
   // first or last cell, where a loop of their own fetches a line per value
   // (470 of 3750 us per step on 128^3, one core: `sus --trace`).
-  const HeatSolutionAt exact(m_exact, newDW.time());
+  const HeatSolutionAt exact(exactOn(group.level()), newDW.time());
   const Box interior = group.interior();
   const int westLo = group.hasBoundaryCondition(Face::XMinus)
                          ? group.extraCellBox(Face::XMinus).lo().x
@@ -146,7 +147,7 @@ void HeatKernel::applyBoundaryConditions(const PatchGroup& group, const CellArra
   for (const Face face : which) {
     if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
   }
-  const HeatSolutionAt exact(m_exact, t);
+  const HeatSolutionAt exact(exactOn(group.level()), t);
   exec.parallelForBoxes(faces, count,
                         KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact(i, j, k); });
 }
@@ -154,7 +155,8 @@ void HeatKernel::applyBoundaryConditions(const PatchGroup& group, const CellArra
 void HeatKernel::computeErrors(const Patch& patch, const DataWarehouse& oldDW,
                                DataWarehouse& newDW, ExecutionContext& exec) const {
   const CellArray<const double> u = oldDW.get<double>(m_u, patch).array();
-  const ErrorNorms norms = errorNorms(exec, patch.interior(), u, HeatSolutionAt(m_exact, oldDW.time()));
+  const ErrorNorms norms =
+      errorNorms(exec, patch.interior(), u, HeatSolutionAt(exactOn(patch.level()), oldDW.time()));
   newDW.put(SumVariable<double>(norms.squared), m_squaredError, patch);
   newDW.put(MaxVariable<double>(norms.largest), m_maxError, patch);
 }

@@ -12,7 +12,9 @@ namespace tessera::stencil {
 
 class HeatKernel final : public StencilKernel {
  public:
-  HeatKernel(ApplicationContext& context, const StencilParameters& parameters, const Level& level);
+  // The exact solution is tabulated for every level of `grid` (its refined
+  // levels too); the errors are level 0's.
+  HeatKernel(ApplicationContext& context, const StencilParameters& parameters, const Grid& grid);
 
   void scheduleInitialize(const Level& level, Scheduler& sched) override;
   void scheduleComputeStableTimestep(const Level& level, Scheduler& sched) override;
@@ -40,9 +42,13 @@ class HeatKernel final : public StencilKernel {
   void applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u, double t,
                                ExecutionContext& exec, std::initializer_list<Face> which) const;
 
+  const HeatSolution& exactOn(const Level& level) const {
+    return m_exact.at(static_cast<std::size_t>(level.index()));
+  }
+
   StencilParameters m_parameters;
   StarWeights m_weights;
-  HeatSolution m_exact;
+  std::vector<HeatSolution> m_exact;  // per level
   std::int64_t m_numCells;
   const VarLabel* m_u;
   const VarLabel* m_delT;

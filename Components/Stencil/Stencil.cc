@@ -95,8 +95,15 @@ void Stencil::problemSetup(const ProblemSpec& deck, Grid& grid) {
   const Level& level = grid.level(0);
   checkGrid(m_parameters, level, deck);
   ApplicationContext& ctx = context();
+  // The heat kernel runs on refined levels; the others keep to one (their
+  // exact solutions and the PRK's active points are level 0's).
+  if (grid.numLevels() > 1 && m_parameters.kernel != "heat") {
+    throw deck.section("amr").errorAtKey(
+        "regions", "the " + m_parameters.kernel +
+                       " kernel runs on one level (refined levels: the heat kernel, Burgers)");
+  }
   if (m_parameters.kernel == "heat") {
-    m_kernel = std::make_unique<stencil::HeatKernel>(ctx, m_parameters, level);
+    m_kernel = std::make_unique<stencil::HeatKernel>(ctx, m_parameters, grid);
   } else if (m_parameters.kernel == "jacobi") {
     m_kernel = std::make_unique<stencil::JacobiKernel>(ctx, m_parameters, level);
   } else {

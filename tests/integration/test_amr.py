@@ -9,9 +9,12 @@
   with another patch layout, and level 0 is not the single-level run's
   (the averages reached it);
 - three levels: the same on 1 and 2 ranks;
-- a refined deck with an output section is refused, naming the section.
+- a refined deck with an output section is refused, naming the section;
+- the heat stencil (HEAT_DECK): the covering level bitwise the fine run, a
+  partial level's digests equal on 1 and 3 ranks; its jacobi kernel refuses
+  refined levels, naming amr.regions.
 
-usage: test_amr.py --sus S --mpirun M [--mpirun-flag F]... DECK
+usage: test_amr.py --sus S --mpirun M [--mpirun-flag F]... DECK HEAT_DECK
 """
 import sys
 
@@ -24,11 +27,11 @@ PARTIAL = [*COARSE, "amr.max_levels=2", "amr.regions.front={level: 1, low: [4, 4
 
 def main():
     sus_path, mpirun, flags, rest = parse_common_args(sys.argv[1:])
-    sus, deck = Sus(sus_path, mpirun, flags), rest[0]
+    sus, deck, heat = Sus(sus_path, mpirun, flags), rest[0], rest[1]
     check = Checks()
 
-    def run(name, sets, ranks=1, options=()):
-        result = sus.run(deck, ranks, sets, [*STEPS, *options])
+    def run(name, sets, ranks=1, options=(), on=None):
+        result = sus.run(on or deck, ranks, sets, [*STEPS, *options])
         check(f"{name} runs", result.returncode == 0 and result.digests, result.describe())
         return result
 
@@ -63,6 +66,24 @@ def main():
     refused = sus.run(deck, 1, [*PARTIAL, "output.timestep_interval=1"], STEPS)
     check("a refined deck with an output section is refused, naming it",
           refused.returncode == 1 and "output" in refused.stderr and "not written yet" in refused.stderr,
+          refused.describe())
+
+    covering = run("heat: a level 1 over the whole domain",
+                   [*COARSE, "amr.max_levels=2", "amr.regions.all={level: 1, low: [0, 0, 0], high: [16, 16, 16]}"],
+                   on=heat)
+    fine = run("heat: the single-level run at the fine resolution",
+               ["grid.level.resolution=[32,32,32]", "grid.level.patches=[2,2,2]"], on=heat)
+    check("heat: level 1 over the whole domain is bitwise the single-level fine run",
+          covering.digests.get("u@level1") == fine.digests.get("u"),
+          f"{covering.digests} against {fine.digests}")
+    partial = [run("heat: a level 1 over part of the domain, 1 rank", PARTIAL, 1, on=heat),
+               run("heat: the same, 3 ranks", PARTIAL, 3, on=heat)]
+    check("heat: both levels' digests equal on 1 and 3 ranks",
+          set(partial[0].digests) == {"u", "u@level1"} and partial[0].digests == partial[1].digests,
+          f"{partial[0].digests} and {partial[1].digests}")
+    refused = sus.run(heat, 1, [*PARTIAL, "stencil.kernel=jacobi"], STEPS)
+    check("the jacobi kernel refuses refined levels, naming amr.regions",
+          refused.returncode == 1 and "amr.regions" in refused.stderr and "one level" in refused.stderr,
           refused.describe())
     check.finish()
 
