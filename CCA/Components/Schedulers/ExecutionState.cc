@@ -24,7 +24,7 @@ ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse
       m_dependencies(graph),
       m_messages(graph, oldDW, newDW, comm, m_context, tags.execution, tags.tagBase, buffers,
                  messageChunkBytes),
-      m_ghostFills(graph, oldDW, newDW, m_context, m_messages),
+      m_ghostFills(graph, oldDW, newDW, m_context, m_messages, buffers),
       m_blockFills(graph, oldDW, newDW, m_context, m_messages, buffers),
       m_reductions(graph, newDW, comm, m_context) {}
 

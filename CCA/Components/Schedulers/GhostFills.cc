@@ -9,8 +9,13 @@ namespace tessera {
 
 GhostFills::GhostFills(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                        OnDemandDataWarehouse& newDW, CommContext& context,
-                       const MessageExchange& messages)
-    : m_graph(graph), m_oldDW(oldDW), m_newDW(newDW), m_context(context), m_messages(messages) {
+                       const MessageExchange& messages, MessageBuffers& buffers)
+    : m_graph(graph),
+      m_oldDW(oldDW),
+      m_newDW(newDW),
+      m_context(context),
+      m_messages(messages),
+      m_buffers(buffers) {
   m_fillDone.assign(graph.fills.size(), false);
   m_coarsenDone.assign(graph.coarsenFills.size(), false);
   m_pendingEagerProducers.resize(graph.eagerCopies.size());
@@ -126,14 +131,17 @@ void GhostFills::performFills(const DetailedTask& task) {
           piece.sourceBox.shift(piece.offset),
           m_messages.receiveBuffer(message) + piece.byteOffset);
     }
-    if (!fill.coarseFineBoxes.empty()) fillFromCoarser(fill, dw, *destination);
+    if (!fill.coarseFineBoxes.empty()) fillFromCoarser(index, dw, *destination);
     m_fillDone[static_cast<std::size_t>(index)] = true;
   }
 }
 
-void GhostFills::fillFromCoarser(const GhostFill& fill, OnDemandDataWarehouse& dw,
+void GhostFills::fillFromCoarser(int index, OnDemandDataWarehouse& dw,
                                  GridVariableBase& destination) {
-  const std::unique_ptr<GridVariableBase> staging = destination.cloneEmpty(fill.staging);
+  const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
+  std::unique_ptr<GridVariableBase>& kept = m_buffers.staging[static_cast<std::size_t>(index)];
+  if (!kept || kept->box() != fill.staging) kept = destination.cloneEmpty(fill.staging);
+  GridVariableBase* const staging = kept.get();
   for (const GhostPiece& piece : fill.coarseCopies) {
     const auto source = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
     TESSERA_REQUIRE_THROWS(source != nullptr, "coarse-fine ghost cells of '"

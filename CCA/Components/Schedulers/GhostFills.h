@@ -7,6 +7,7 @@
 
 #include "CCA/Components/Schedulers/CommTimer.h"
 #include "CCA/Components/Schedulers/CompiledGraph.h"
+#include "CCA/Components/Schedulers/MessageBuffers.h"
 #include "CCA/Components/Schedulers/MessageExchange.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 
@@ -18,7 +19,8 @@ namespace tessera {
 class GhostFills {
  public:
   GhostFills(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
-             OnDemandDataWarehouse& newDW, CommContext& context, const MessageExchange& messages);
+             OnDemandDataWarehouse& newDW, CommContext& context, const MessageExchange& messages,
+             MessageBuffers& buffers);
   GhostFills(const GhostFills&) = delete;
   GhostFills& operator=(const GhostFills&) = delete;
 
@@ -59,8 +61,7 @@ class GhostFills {
   const Patch& patch(int id) const;
   // The coarse-fine ghost cells of `fill` (GhostFill::coarseFineBoxes),
   // refined into `destination` from the coarse cells gathered for them.
-  void fillFromCoarser(const GhostFill& fill, OnDemandDataWarehouse& dw,
-                       GridVariableBase& destination);
+  void fillFromCoarser(int index, OnDemandDataWarehouse& dw, GridVariableBase& destination);
   // The task's averages from the finer level (CoarsenFill), into its patches' variables.
   void averageFromFiner(const DetailedTask& task);
   void makeEagerCopy(int index) const;
@@ -72,6 +73,7 @@ class GhostFills {
   OnDemandDataWarehouse& m_newDW;
   CommContext& m_context;
   const MessageExchange& m_messages;
+  MessageBuffers& m_buffers;
 
   std::vector<bool> m_fillDone;              // per fill
   std::vector<bool> m_coarsenDone;           // per coarsen fill

@@ -32,6 +32,7 @@ void MessageBuffers::prepare(const CompiledGraph& graph) {
   sends.resize(graph.sends.size());
   for (std::size_t s = 0; s < graph.sends.size(); ++s)
     sends[s].resize(packedBytes(graph.sends[s], true));
+  staging.resize(graph.fills.size());
   blockSlots.resize(graph.blockSlotBytes.size());
   for (std::size_t s = 0; s < graph.blockSlotBytes.size(); ++s)
     blockSlots[s].resize(graph.blockSlotBytes[s]);

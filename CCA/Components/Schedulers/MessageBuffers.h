@@ -11,6 +11,7 @@
 // at the end, sends no receive will ever match are freed with their buffers.
 
 #include "CCA/Components/Schedulers/CompiledGraph.h"
+#include "Core/Grid/Variables/GridVariableBase.h"
 
 #include <mpi.h>
 
@@ -30,6 +31,9 @@ struct MessageBuffers {
   // array sums.
   std::vector<std::vector<std::byte>> blockSlots;
   std::vector<std::vector<std::byte>> blockSums;
+  // Per ghost fill of a finer patch: the coarse cells its coarse-fine ghost
+  // cells are refined from (GhostFill::staging), kept while the box stays.
+  std::vector<std::unique_ptr<GridVariableBase>> staging;
 
   MessageBuffers() = default;
   MessageBuffers(const MessageBuffers&) = delete;

@@ -146,7 +146,7 @@ class CCVariable : public GridVariableBase {
     TESSERA_REQUIRE_THROWS(typed->box().contains(footprint),
                            "refining " << fineBox << " reads coarse cells " << footprint
                                        << ", beyond the coarse allocation " << typed->box());
-    forEachCellInline(fineBox, RefineCell<T>{typed->hostArray(), hostArray(), ratio, op});
+    refineCellsInline<T>(typed->hostArray(), hostArray(), fineBox, ratio, op);
   }
 
   void coarsenFrom(const GridVariableBase& fine, const Box& coarseBox, const IntVector& ratio,
@@ -159,7 +159,7 @@ class CCVariable : public GridVariableBase {
                            "coarsening " << coarseBox << " reads fine cells "
                                          << refine(coarseBox, ratio)
                                          << ", beyond the fine allocation " << typed->box());
-    forEachCellInline(coarseBox, CoarsenCell<T>{typed->hostArray(), hostArray(), ratio});
+    coarsenCellsInline<T>(typed->hostArray(), hostArray(), coarseBox, ratio);
   }
 
   std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const override {

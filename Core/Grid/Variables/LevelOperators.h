@@ -25,9 +25,11 @@
 #include "Core/Grid/LevelTransfer.h"
 #include "Core/Grid/Variables/CellArray.h"
 #include "Core/Parallel/LoopHelpers.h"
+#include "Core/Util/Error.h"
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <string>
 
 namespace tessera {
@@ -94,6 +96,20 @@ struct CoarsenCell {
   KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
     const int rx = ratio.x, ry = ratio.y, rz = ratio.z;
     double sum = 0.0;
+    if (rx == 2 && ry == 2 && rz == 2) {
+      // The common ratio unrolled, adding in the general loop's order.
+      const int fi = 2 * i, fj = 2 * j, fk = 2 * k;
+      sum += fine(fi, fj, fk);
+      sum += fine(fi + 1, fj, fk);
+      sum += fine(fi, fj + 1, fk);
+      sum += fine(fi + 1, fj + 1, fk);
+      sum += fine(fi, fj, fk + 1);
+      sum += fine(fi + 1, fj, fk + 1);
+      sum += fine(fi, fj + 1, fk + 1);
+      sum += fine(fi + 1, fj + 1, fk + 1);
+      coarse(i, j, k) = static_cast<T>(sum / 8.0);
+      return;
+    }
     for (int fk = k * rz; fk < (k + 1) * rz; ++fk)
       for (int fj = j * ry; fj < (j + 1) * ry; ++fj)
         for (int fi = i * rx; fi < (i + 1) * rx; ++fi)
@@ -121,13 +137,98 @@ void coarsenCells(const ExecSpace& space, const CellArray<const T>& fine,
 
 // The same loops on the calling thread, for the runtime's ghost fills (made
 // by whichever thread holds an execution, where no kernel may be launched):
-// the same body, so the same bits.
+// the same arithmetic, so the same bits.
 template <class Body>
 void forEachCellInline(const Box& box, const Body& body) {
   for (int k = box.lo().z; k < box.hi().z; ++k)
     for (int j = box.lo().y; j < box.hi().y; ++j)
       for (int i = box.lo().x; i < box.hi().x; ++i)
         body(i, j, k);
+}
+
+// coarsenCells on the calling thread, x rows at a time for the common
+// ratio 2 (each coarse cell the sum of its 8 fine cells in CoarsenCell's
+// order, divided once: the same bits).
+template <class T>
+void coarsenCellsInline(const CellArray<const T>& fine, const CellArray<T>& coarse,
+                        const Box& coarseBox, const IntVector& ratio) {
+  if (ratio != IntVector{2, 2, 2}) {
+    forEachCellInline(coarseBox, CoarsenCell<T>{fine, coarse, ratio});
+    return;
+  }
+  for (int k = coarseBox.lo().z; k < coarseBox.hi().z; ++k) {
+    for (int j = coarseBox.lo().y; j < coarseBox.hi().y; ++j) {
+      const int i0 = coarseBox.lo().x;
+      const T* r00 = &fine(2 * i0, 2 * j, 2 * k);
+      const T* r10 = &fine(2 * i0, 2 * j + 1, 2 * k);
+      const T* r01 = &fine(2 * i0, 2 * j, 2 * k + 1);
+      const T* r11 = &fine(2 * i0, 2 * j + 1, 2 * k + 1);
+      T* out = &coarse(i0, j, k);
+      for (int i = 0; i < coarseBox.hi().x - i0; ++i) {
+        const int f = 2 * i;
+        double sum = 0.0;
+        sum += r00[f];
+        sum += r00[f + 1];
+        sum += r10[f];
+        sum += r10[f + 1];
+        sum += r01[f];
+        sum += r01[f + 1];
+        sum += r11[f];
+        sum += r11[f + 1];
+        out[i] = static_cast<T>(sum / 8.0);
+      }
+    }
+  }
+}
+
+// refineCells on the calling thread, coarse cell by coarse cell: each
+// coarse cell's slopes once for all its fine cells in `fineBox` (RefineCell
+// finds them again for each), every fine value by RefineCell's expression.
+template <class T>
+void refineCellsInline(const CellArray<const T>& coarse, const CellArray<T>& fine,
+                       const Box& fineBox, const IntVector& ratio, RefineOp op) {
+  if (op == RefineOp::Constant) {
+    forEachCellInline(fineBox, RefineCell<T>{coarse, fine, ratio, op});
+    return;
+  }
+  const int rx = ratio.x, ry = ratio.y, rz = ratio.z;
+  const bool limited = op == RefineOp::LimitedLinear;
+  const Box parents = coarsen(fineBox, ratio);
+  // RefineCell's offsets, each computed once: ((f - r c) + 1/2) / r - 1/2
+  // for the fine cell's place f - r c in its coarse cell.
+  constexpr int kMostRatio = 8;
+  TESSERA_REQUIRE_THROWS(rx <= kMostRatio && ry <= kMostRatio && rz <= kMostRatio,
+                         "refinement ratio " << ratio << " above " << kMostRatio);
+  double offsetX[kMostRatio], offsetY[kMostRatio], offsetZ[kMostRatio];
+  for (int a = 0; a < rx; ++a) offsetX[a] = (a + 0.5) / rx - 0.5;
+  for (int a = 0; a < ry; ++a) offsetY[a] = (a + 0.5) / ry - 0.5;
+  for (int a = 0; a < rz; ++a) offsetZ[a] = (a + 0.5) / rz - 0.5;
+  for (int ck = parents.lo().z; ck < parents.hi().z; ++ck) {
+    const int kLo = std::max(fineBox.lo().z, rz * ck), kHi = std::min(fineBox.hi().z, rz * (ck + 1));
+    for (int cj = parents.lo().y; cj < parents.hi().y; ++cj) {
+      const int jLo = std::max(fineBox.lo().y, ry * cj), jHi = std::min(fineBox.hi().y, ry * (cj + 1));
+      for (int ci = parents.lo().x; ci < parents.hi().x; ++ci) {
+        const int iLo = std::max(fineBox.lo().x, rx * ci), iHi = std::min(fineBox.hi().x, rx * (ci + 1));
+        const T centre = coarse(ci, cj, ck);
+        const double xm = coarse(ci - 1, cj, ck), xp = coarse(ci + 1, cj, ck);
+        const double ym = coarse(ci, cj - 1, ck), yp = coarse(ci, cj + 1, ck);
+        const double zm = coarse(ci, cj, ck - 1), zp = coarse(ci, cj, ck + 1);
+        const double sx = limited ? detail::mcSlope(xm, centre, xp) : 0.5 * (xp - xm);
+        const double sy = limited ? detail::mcSlope(ym, centre, yp) : 0.5 * (yp - ym);
+        const double sz = limited ? detail::mcSlope(zm, centre, zp) : 0.5 * (zp - zm);
+        for (int k = kLo; k < kHi; ++k) {
+          const double oz = offsetZ[k - rz * ck];
+          for (int j = jLo; j < jHi; ++j) {
+            const double oy = offsetY[j - ry * cj];
+            T* row = &fine(iLo, j, k);
+            for (int i = iLo; i < iHi; ++i)
+              row[i - iLo] =
+                  static_cast<T>(centre + sx * offsetX[i - rx * ci] + sy * oy + sz * oz);
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace tessera

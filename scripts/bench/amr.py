@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""The cost of refinement (docs/amr.md): Burgers on two levels against one,
+in cell updates per second over all levels (sus's rate counts every level's
+cells), for 1 and 2 ranks (each on one core) and every scheduler mode,
+median and best of --runs interleaved rounds:
+
+  - uniform: level 0 alone, 64^3 cells in 4^3 patches;
+  - two levels: the same level 0 and a level 1 (ratio 2) over its middle
+    half along each axis (64^3 more cells, patches of 16^3): what the
+    refinement costs on top of the cells themselves is the coarse-fine
+    ghost cells (gathered and refined), the averaging onto level 0 and the
+    smaller patches' overheads.
+
+The ratio two levels / uniform is the cost per cell update of the refined
+run relative to a single level's (issue 28's goal: within 1.15x, i.e. a
+ratio of at least 1 / 1.15 = 0.87). Both runs take the same steps (the
+finer level's step is half the coarse one's, and a uniform run is given the
+same --max-timesteps). Writes amr.json and amr.png. A benchmark: it asserts
+nothing.
+
+usage: scripts/bench/amr.py [--build build] [--runs 5] [--steps 20] [--out bench-results]
+"""
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+from benchlib import ROOT, mpirun, parser, pyplot, bar_positions, write_results
+
+DECK = ROOT / "inputs" / "Burgers" / "burgers.yaml"
+MODES = ["host", "sync", "async"]
+CASES = {
+    "uniform": ["grid.level.resolution=[64,64,64]", "grid.level.patches=[4,4,4]"],
+    "two levels": ["grid.level.resolution=[64,64,64]", "grid.level.patches=[4,4,4]",
+                   "amr.max_levels=2", "amr.max_patch_size=16",
+                   "amr.regions.middle={level: 1, low: [16, 16, 16], high: [48, 48, 48]}"],
+}
+
+
+def run_sus(args, case, mode, ranks):
+    cmd = mpirun(ranks, bind="core") + [str(args.build / "StandAlone" / "sus"), "--quiet",
+                                       "--scheduler", mode, "--nthreads", "1",
+                                       "--max-timesteps", str(args.steps)]
+    for assignment in CASES[case]:
+        cmd += ["--set", assignment]
+    cmd.append(str(DECK))
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    rate = re.search(r"([0-9.e+-]+) cell updates per second", done.stdout)
+    if done.returncode != 0 or not rate:
+        sys.exit(f"sus failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
+    digests = dict(re.findall(r"^digest (\S+) ([0-9a-f]{16})$", done.stdout, re.M))
+    return float(rate.group(1)), digests
+
+
+def chart(summary, path):
+    plt = pyplot()
+    if plt is None:
+        return False
+    rows = summary["rows"]
+    labels = [f"{r['mode']}\n{r['ranks']} rank(s)" for r in rows]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for index, case in enumerate(CASES):
+        ax.bar(bar_positions(len(rows), len(CASES), index, 0.35),
+               [r[case]["median"] for r in rows], 0.35, label=case)
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels(labels)
+    ax.set_ylabel("cell updates per second (all levels)")
+    ax.set_title("Burgers: two levels against one (median of interleaved runs)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def main():
+    options = parser(__doc__)
+    options.add_argument("--steps", type=int, default=20)
+    args = options.parse_args()
+    if args.runs < 5:
+        sys.exit("--runs must be at least 5")
+    args.build = args.build.resolve()
+    configs = [(case, mode, ranks) for ranks in (1, 2) for mode in MODES for case in CASES]
+    rates = {config: [] for config in configs}
+    for round_ in range(args.runs):
+        order = configs if round_ % 2 == 0 else list(reversed(configs))
+        for config in order:
+            rate, digests = run_sus(args, *config)
+            rates[config].append(rate)
+        print(f"round {round_ + 1}/{args.runs} done", flush=True)
+    rows = []
+    print("\n| ranks | mode | uniform (cell updates/s) | two levels | two levels / uniform |")
+    print("|---|---|---|---|---|")
+    for ranks in (1, 2):
+        for mode in MODES:
+            row = {"ranks": ranks, "mode": mode}
+            for case in CASES:
+                samples = rates[(case, mode, ranks)]
+                row[case] = {"median": statistics.median(samples), "best": max(samples),
+                             "samples": samples}
+            row["ratio"] = row["two levels"]["median"] / row["uniform"]["median"]
+            rows.append(row)
+            print(f"| {ranks} | {mode} | {row['uniform']['median']:.4g} (best {row['uniform']['best']:.4g}) "
+                  f"| {row['two levels']['median']:.4g} (best {row['two levels']['best']:.4g}) "
+                  f"| {row['ratio']:.3f} |")
+    write_results(args.out, "amr", {"steps": args.steps, "runs": args.runs, "rows": rows}, chart)
+
+
+if __name__ == "__main__":
+    main()
