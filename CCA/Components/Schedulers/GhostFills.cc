@@ -30,6 +30,16 @@ const Patch& GhostFills::patch(int id) const {
   return m_graph.grid->patchById(id);
 }
 
+const GridVariableBase& GhostFills::sourceOf(const GhostPiece& piece,
+                                             const OnDemandDataWarehouse& dw,
+                                             const char* what) const {
+  const auto source = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
+  TESSERA_REQUIRE_THROWS(source != nullptr, what << " of '" << piece.label->name()
+                                                 << "' need patch " << piece.sourcePatch
+                                                 << ", which is not in " << dw.name());
+  return *source;
+}
+
 void GhostFills::start(bool deferEagerCopies) {
   m_deferEagerCopies = deferEagerCopies;
   m_eagerQueue.assign(m_graph.eagerCopies.size(), -1);  // see EagerBatch
@@ -113,12 +123,7 @@ void GhostFills::performFills(const DetailedTask& task) {
     const bool copiedAhead = fill.dw == Task::OldDW &&
                              dw.localGhostsFilled(fill.label, target, fill.numGhost, fill.type);
     const auto copy = [&](const GhostPiece& piece) {
-      const auto source = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
-      TESSERA_REQUIRE_THROWS(source != nullptr, "ghost cells of '"
-                                                    << piece.label->name() << "' need patch "
-                                                    << piece.sourcePatch << ", which is not in "
-                                                    << dw.name());
-      destination->copyFrom(*source, piece.sourceBox, piece.offset);
+      destination->copyFrom(sourceOf(piece, dw, "ghost cells"), piece.sourceBox, piece.offset);
     };
     if (!copiedAhead) std::for_each(fill.localCopies.begin(), fill.localCopies.end(), copy);
     if (!fill.groupCopies.empty() &&
@@ -143,12 +148,8 @@ void GhostFills::fillFromCoarser(int index, OnDemandDataWarehouse& dw,
   if (!kept || kept->box() != fill.staging) kept = destination.cloneEmpty(fill.staging);
   GridVariableBase* const staging = kept.get();
   for (const GhostPiece& piece : fill.coarseCopies) {
-    const auto source = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
-    TESSERA_REQUIRE_THROWS(source != nullptr, "coarse-fine ghost cells of '"
-                                                  << piece.label->name() << "' need patch "
-                                                  << piece.sourcePatch << ", which is not in "
-                                                  << dw.name());
-    staging->copyFrom(*source, piece.sourceBox, piece.offset);
+    staging->copyFrom(sourceOf(piece, dw, "coarse-fine ghost cells"), piece.sourceBox,
+                      piece.offset);
   }
   for (const auto& [message, pieceIndex] : fill.coarseRemotePieces) {
     const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]
@@ -192,13 +193,7 @@ void GhostFills::averageFromFiner(const DetailedTask& task) {
                            "averaging '" << fill.label->name() << "' from the finer level onto "
                                          << patch(fill.patchId) << ": it is not in " << dw.name());
     for (const GhostPiece& piece : fill.localAverages) {
-      const auto source = dw.findGridVariable(piece.label, patch(piece.sourcePatch));
-      TESSERA_REQUIRE_THROWS(source != nullptr, "averaging '" << piece.label->name()
-                                                               << "' needs patch "
-                                                               << piece.sourcePatch
-                                                               << ", which is not in "
-                                                               << dw.name());
-      destination->coarsenFrom(*source, piece.sourceBox, fill.ratio,
+      destination->coarsenFrom(sourceOf(piece, dw, "averages"), piece.sourceBox, fill.ratio,
                                piece.label->levelTransfer().coarsen);
     }
     for (const auto& [message, pieceIndex] : fill.remotePieces) {

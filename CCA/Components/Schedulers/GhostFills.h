@@ -59,6 +59,9 @@ class GhostFills {
 
  private:
   const Patch& patch(int id) const;
+  // The variable a piece comes from, or an error naming `what` needs it.
+  const GridVariableBase& sourceOf(const GhostPiece& piece, const OnDemandDataWarehouse& dw,
+                                   const char* what) const;
   // The coarse-fine ghost cells of `fill` (GhostFill::coarseFineBoxes),
   // refined into `destination` from the coarse cells gathered for them.
   void fillFromCoarser(int index, OnDemandDataWarehouse& dw, GridVariableBase& destination);

@@ -452,12 +452,12 @@ class GraphBuilder {
   // NewDW version become predecessors of `reader`.
   int coarsenFillFor(const VarLabel* label, Task::WhichDW dw, const Patch& patch,
                      DetailedTask& reader) {
-    const std::vector<std::pair<const Patch*, Box>> covers = finerOver(patch);
-    if (covers.empty()) return -1;
     const FillKey key{label, dw, patch.id()};
     auto found = m_coarsenOf.find(key);
     int index;
     if (found == m_coarsenOf.end()) {
+      const std::vector<std::pair<const Patch*, Box>> covers = finerOver(patch);
+      if (covers.empty()) return -1;
       CoarsenFill fill;
       fill.label = label;
       fill.dw = dw;
@@ -529,74 +529,60 @@ class GraphBuilder {
     std::set<FillKey> visited;
     std::set<FillKey> averaged;
     const std::vector<const Patch*> partners = exchangePartners();
+    // `piece` (its byteOffset aside) from `source` into the message of its
+    // pair of ranks and phase, if this rank is one of them and not both.
+    const auto addPiece = [&](GhostPiece piece, const Patch& source, int t) {
+      const int sender = owner(source.id());
+      const int receiver = owner(piece.destPatch);
+      if (sender == receiver || (sender != m_rank && receiver != m_rank)) return;
+      int phase = 0;
+      int writer = -1;
+      if (piece.dw == Task::NewDW) {
+        writer = writerFor(piece.label, source, t, m_graph.tasks[static_cast<std::size_t>(t)]);
+        phase = 1 + writer;
+      }
+      Message& message = messages[{sender, receiver, phase}];
+      message.phase = phase;
+      message.tag = phase;
+      message.peer = sender == m_rank ? receiver : sender;
+      piece.byteOffset = message.bytes;
+      message.bytes += piece.bytes();
+      message.pieces.push_back(piece);
+      if (sender == m_rank && writer >= 0) {
+        const int producer = localNode(writer, source.id());
+        if (std::find(message.producers.begin(), message.producers.end(), producer) ==
+            message.producers.end())
+          message.producers.push_back(producer);
+      }
+    };
     for (std::size_t t = 0; t < m_graph.tasks.size(); ++t) {
       const Task& task = m_graph.tasks[t];
+      const int ti = static_cast<int>(t);
       for (const Patch* patch : partners) {
-        if (!patchSet(static_cast<int>(t)).contains(*patch)) continue;
+        if (!patchSet(ti).contains(*patch)) continue;
         for (const Task::Dependency& dep : task.dependencies()) {
-          if (dep.access == Task::Access::Requires &&
-              dep.domain == Task::LevelDomain::FinerLevel) {
+          if (dep.access != Task::Access::Requires) continue;
+          if (dep.domain == Task::LevelDomain::FinerLevel) {
             if (!averaged.insert({dep.label, dep.dw, patch->id()}).second) continue;
-            const int receiver = owner(patch->id());
             for (const auto& [fine, cells] : finerOver(*patch)) {
-              const int sender = owner(fine->id());
-              if (sender == receiver || (sender != m_rank && receiver != m_rank)) continue;
-              int phase = 0;
-              int writer = -1;
-              if (dep.dw == Task::NewDW) {
-                writer = writerFor(dep.label, *fine, static_cast<int>(t), task);
-                phase = 1 + writer;
-              }
-              Message& message = messages[{sender, receiver, phase}];
-              message.phase = phase;
-              message.tag = phase;
-              message.peer = sender == m_rank ? receiver : sender;
-              GhostPiece piece{dep.label, dep.dw, fine->id(), patch->id(), cells, IntVector{},
-                               message.bytes};
+              GhostPiece piece{dep.label, dep.dw, fine->id(), patch->id(), cells, IntVector{}, 0};
               piece.averaged = true;
-              message.bytes += piece.bytes();
-              message.pieces.push_back(piece);
-              if (sender == m_rank && writer >= 0) {
-                const int producer = localNode(writer, fine->id());
-                if (std::find(message.producers.begin(), message.producers.end(), producer) ==
-                    message.producers.end())
-                  message.producers.push_back(producer);
-              }
+              addPiece(piece, *fine, ti);
             }
             continue;
           }
-          if (dep.access != Task::Access::Requires || dep.numGhost == 0) continue;
+          if (dep.numGhost == 0) continue;
           if (!visited.insert({dep.label, dep.dw, patch->id()}).second) continue;
-          const int receiver = owner(patch->id());
-          std::vector<std::pair<GhostRegion, bool>> sources;  // (region, into the staging)
-          for (const GhostRegion& region : regionsOf(*patch, {dep.label, dep.dw}))
-            sources.emplace_back(region, false);
-          for (const GhostRegion& region : coarseFineOf(*patch, {dep.label, dep.dw}).sources)
-            sources.emplace_back(region, true);
-          for (const auto& [region, toStaging] : sources) {
-            const int sender = owner(region.source->id());
-            if (sender == receiver || (sender != m_rank && receiver != m_rank)) continue;
-            int phase = 0;
-            int writer = -1;
-            if (dep.dw == Task::NewDW) {
-              writer = writerFor(dep.label, *region.source, static_cast<int>(t), task);
-              phase = 1 + writer;
-            }
-            Message& message = messages[{sender, receiver, phase}];
-            message.phase = phase;
-            message.tag = phase;
-            message.peer = sender == m_rank ? receiver : sender;
+          for (const GhostRegion& region : regionsOf(*patch, {dep.label, dep.dw})) {
+            addPiece({dep.label, dep.dw, region.source->id(), patch->id(), region.sourceBox,
+                      region.offset, 0},
+                     *region.source, ti);
+          }
+          for (const GhostRegion& region : coarseFineOf(*patch, {dep.label, dep.dw}).sources) {
             GhostPiece piece{dep.label,        dep.dw,        region.source->id(), patch->id(),
-                             region.sourceBox, region.offset, message.bytes};
-            piece.toStaging = toStaging;
-            message.bytes += piece.bytes();
-            message.pieces.push_back(piece);
-            if (sender == m_rank && writer >= 0) {
-              const int producer = localNode(writer, region.source->id());
-              if (std::find(message.producers.begin(), message.producers.end(), producer) ==
-                  message.producers.end())
-                message.producers.push_back(producer);
-            }
+                             region.sourceBox, region.offset, 0};
+            piece.toStaging = true;
+            addPiece(piece, *region.source, ti);
           }
         }
       }
