@@ -126,12 +126,13 @@ class Level {
   std::vector<const Patch*> patchesNear(const Patch& patch, int distance) const;
   // The box a variable with `numGhost` layers around `patch` must cover.
   Box ghostedBox(const Patch& patch, int numGhost) const;
+  // A region's cells plus the extra cells of its non-periodic domain faces
+  // (level 0: extendedCellBox()).
+  Box extendedRegionBox(int region) const;
 
  private:
   // Cuts `region` into patches (`ratio`: the cells the cuts fall on).
   void addRegion(const LevelRegion& region, const IntVector& ratio);
-  // A region's cells plus the extra cells of its non-periodic domain faces.
-  Box extendedRegionBox(int region) const;
 
   int m_index;
   LevelSpec m_spec;

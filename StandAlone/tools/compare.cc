@@ -3,7 +3,8 @@
 // Two values differ when |a-b| > abs and |a-b| > rel*max(|a|,|b|); --exact
 // compares the stored bits. Every cell of every variable, every entry of
 // every block variable, and every
-// reduction variable, at every output timestep the two runs share is
+// reduction variable, at every output timestep (every level of a refined run:
+// u@level1 ...) the two runs share is
 // compared, extra cells included; a restarted run compares with the straight
 // run it continues on the timesteps both wrote (the tool says which, and
 // which reductions only one run holds).
@@ -97,6 +98,21 @@ std::vector<std::string> requireComparable(const ArchiveReader& a, const Archive
       ga.upper != gb.upper) {
     throw NotComparable("the grids differ at timestep " + std::to_string(ea.timestep));
   }
+  // Refined runs compare level by level: the same levels, ratios and
+  // regions (each region's patch layout may differ, as level 0's may).
+  if (ga.numLevels() != gb.numLevels()) {
+    throw NotComparable("the first run has " + std::to_string(ga.numLevels()) +
+                        " level(s) at timestep " + std::to_string(ea.timestep) + ", the second " +
+                        std::to_string(gb.numLevels()));
+  }
+  for (std::size_t l = 0; l < ga.finerLevels.size(); ++l) {
+    const ArchivedLevel& la = ga.finerLevels[l];
+    const ArchivedLevel& lb = gb.finerLevels[l];
+    if (la.refinementRatio != lb.refinementRatio || la.regions != lb.regions) {
+      throw NotComparable("level " + std::to_string(l + 1) + " differs (ratio or regions) at timestep " +
+                          std::to_string(ea.timestep));
+    }
+  }
   const auto da = a.describe(ea), db = b.describe(eb);
   std::vector<std::string> names, other;
   for (const ArchivedVariableInfo& v : da) names.push_back(v.name);
@@ -172,7 +188,9 @@ int main(int argc, char** argv) {
           std::cout << ": " << x << " vs " << y << " (difference " << std::fabs(x - y) << ")\n";
           return kDifferent;
         }
-        compared += static_cast<std::int64_t>(va.values.size());
+        compared += va.covered.empty()
+                        ? static_cast<std::int64_t>(va.values.size())
+                        : std::count(va.covered.begin(), va.covered.end(), std::uint8_t{1});
       }
       const auto ra = a.reductions(ea);
       const auto rb = b.reductions(eb);

@@ -2,7 +2,8 @@
 //   tessera-inspect RUN_DIR                       timesteps and variables
 //   tessera-inspect RUN_DIR --stats [--var u] [--timestep N]
 //                                                 min, max, mean, L2 over the interior cells
-//                                                 (every entry of a block variable)
+//                                                 (every entry of a block variable); a finer
+//                                                 level's variable is u@level1, ...
 //   tessera-inspect RUN_DIR --line u --timestep N --axis x --at 5,7
 //                                                 one line of cells as text: index, position, value
 //   tessera-inspect RUN_DIR --png FILE --var u [--timestep N] [--axis z --at K]
@@ -61,6 +62,14 @@ void list(const ArchiveReader& reader) {
       std::cout << "grid: resolution " << grid.resolution << ", box " << grid.lower << " to "
                 << grid.upper << ", patches " << grid.patches << ", extra cells " << grid.extraCells
                 << "\n";
+      for (int l = 1; l < grid.numLevels(); ++l) {
+        const ArchivedLevel& level = grid.finerLevels[static_cast<std::size_t>(l - 1)];
+        std::cout << "level " << l << ": ratio " << level.refinementRatio << ", resolution "
+                  << level.resolution << ", " << level.regions.size() << " region(s):";
+        for (std::size_t k = 0; k < level.regions.size(); ++k)
+          std::cout << " " << level.regions[k] << " in " << level.patches[k] << " patches";
+        std::cout << "\n";
+      }
       std::cout << "variables:";
       for (const ArchivedVariableInfo& v : stored)
         if (!v.block) std::cout << " " << v.name;
@@ -103,12 +112,15 @@ void stats(const ArchiveReader& reader, const std::string& only, int timestep) {
       double sum = 0.0;
       double squares = 0.0;
       std::int64_t n = 0;
-      // A cell variable's interior, [0, resolution) on every axis; every
-      // entry of a block variable.
-      const IntVector extent = var.block ? var.size : grid.resolution;
-      for (int k = 0; k < extent.z; ++k)
-        for (int j = 0; j < extent.y; ++j)
-          for (int i = 0; i < extent.x; ++i) {
+      // A cell variable's interior, [0, resolution) on every axis, where its
+      // level holds cells; every entry of a block variable.
+      const IntVector first = var.block ? IntVector{} : max(var.indexLo, IntVector{});
+      const IntVector end = var.block ? var.size
+                                      : min(var.indexLo + var.size, grid.resolutionOf(var.level));
+      for (int k = first.z; k < end.z; ++k)
+        for (int j = first.y; j < end.y; ++j)
+          for (int i = first.x; i < end.x; ++i) {
+            if (!var.contains({i, j, k})) continue;
             const double v = var.at({i, j, k});
             lo = std::min(lo, v);
             hi = std::max(hi, v);
@@ -138,11 +150,14 @@ void line(const ArchiveReader& reader, const std::string& name, int timestep, co
     throw InputError("--line reads cell variables; '" + name +
                      "' is a block variable (see --png, or python/tessera_archive)");
   }
-  // Check the whole line before printing any of it.
-  const IntVector first = axis == 0 ? IntVector{var.indexLo.x, a, b}
-                          : axis == 1 ? IntVector{a, var.indexLo.y, b}
-                                      : IntVector{a, b, var.indexLo.z};
-  if (!var.contains(first)) {
+  // The cells of the line the archive holds (a finer level's may have
+  // gaps between its regions), all found before any is printed.
+  std::vector<IntVector> cells;
+  for (int n = var.indexLo[axis]; n < var.indexLo[axis] + var.size[axis]; ++n) {
+    const IntVector cell = axis == 0 ? IntVector{n, a, b} : axis == 1 ? IntVector{a, n, b} : IntVector{a, b, n};
+    if (var.contains(cell)) cells.push_back(cell);
+  }
+  if (cells.empty()) {
     std::ostringstream message;
     message << "--at " << at << " lies outside the archived cells (" << var.size
             << " cells from " << var.indexLo << ")";
@@ -150,11 +165,10 @@ void line(const ArchiveReader& reader, const std::string& name, int timestep, co
   }
   std::cout << "# " << name << " at timestep " << timestep << " (time " << std::setprecision(9) << entry.time
             << ") along " << axisName << "\n# index position value\n";
-  for (int n = var.indexLo[axis]; n < var.indexLo[axis] + var.size[axis]; ++n) {
-    IntVector cell = axis == 0 ? IntVector{n, a, b} : axis == 1 ? IntVector{a, n, b} : IntVector{a, b, n};
-    if (!var.contains(cell)) throw InputError("--at " + at + " lies outside the archived cells");
-    const double position = grid.lower[axis] + (n + 0.5) * grid.spacing[axis];
-    std::cout << n << " " << std::setprecision(17) << position << " " << var.at(cell) << "\n";
+  const double spacing = grid.spacingOf(var.level)[axis];
+  for (const IntVector& cell : cells) {
+    const double position = grid.lower[axis] + (cell[axis] + 0.5) * spacing;
+    std::cout << cell[axis] << " " << std::setprecision(17) << position << " " << var.at(cell) << "\n";
   }
 }
 

@@ -7,7 +7,16 @@ import h5py
 import numpy as np
 import yaml
 
-_GROUPS = ("reductions", "blocks")
+_GROUPS = ("reductions", "blocks", "levels")
+
+
+def split_level(name):
+    """'u@level2' -> ('u', 2); 'u' -> ('u', 0): a finer level's variable is
+    named as sus names its digest."""
+    base, at, level = name.rpartition("@level")
+    if at and level.isdigit():
+        return base, int(level)
+    return name, 0
 
 
 class RunError(Exception):
@@ -47,13 +56,38 @@ class Run:
 
     @property
     def variables(self):
-        """The variables of the first output: cell variables, then block variables."""
+        """The variables of the first output: cell variables (level 0's, then
+        u@level1 ... of a refined run), then block variables."""
         if not self._outputs:
             return []
         with self._open(self.timesteps[0]) as f:
             cells = sorted(name for name in f if name not in _GROUPS)
+            levels = f["levels"] if "levels" in f else {}
+            for level in sorted(levels, key=int):
+                cells += [f"{name}@level{level}" for name in sorted(levels[level]["0"])]
             blocks = sorted(f["blocks"]) if "blocks" in f else []
         return cells + blocks
+
+    def level_grid(self, level, timestep=None):
+        """resolution, spacing and refinement_ratio of a level (0: the grid's),
+        and its regions as (cells_lo, cells_hi) pairs."""
+        if level == 0:
+            grid = self.grid(timestep)
+            return {"resolution": grid["resolution"], "spacing": grid["spacing"],
+                    "refinement_ratio": np.ones(3, dtype=int),
+                    "regions": [(np.zeros(3, dtype=int), grid["resolution"])]}
+        with self._open(timestep) as f:
+            if "levels" not in f or str(level) not in f["levels"]:
+                raise RunError(f"{self.path}: no level {level} at timestep {self._entry(timestep)['timestep']}")
+            group = f["levels"][str(level)]
+            regions = [group[str(k)] for k in range(int(group.attrs["regions"]))]
+            return {key: np.asarray(group.attrs[key]) for key in ("resolution", "spacing", "refinement_ratio")} | {
+                "regions": [(np.asarray(r.attrs["cells_lo"]), np.asarray(r.attrs["cells_hi"])) for r in regions]}
+
+    def levels(self, timestep=None):
+        """The number of levels of an output (1 without refinement)."""
+        with self._open(timestep) as f:
+            return int(f.attrs.get("levels", 1))
 
     def is_block(self, name, timestep=None):
         with self._open(timestep) as f:
@@ -63,6 +97,9 @@ class Run:
         """A cell variable as an array [i, j, k] (the interior unless
         extra_cells), or a block variable as its rows x columns matrix, at
         `timestep` (default: the last output)."""
+        base, level = split_level(name)
+        if level > 0:
+            return self._level_field(base, level, timestep, name)[0]
         with self._open(timestep) as f:
             dataset = self._dataset(f, name, timestep)
             data = dataset[()]
@@ -91,6 +128,10 @@ class Run:
     def digest(self, name, timestep=None):
         """The digest sus prints for a state variable: over the interior
         cells of a cell variable, every entry of a block variable."""
+        base, level = split_level(name)
+        if level > 0:
+            field, covered = self._level_field(base, level, timestep, name, stored_type=True)
+            return digest_of_cells(field, covered=covered)
         data = self.field(name, timestep)
         if data.ndim == 2:
             return digest_of_matrix(data)
@@ -115,6 +156,31 @@ class Run:
             return None
         with open(path) as f:
             return json.load(f)
+
+    def _level_field(self, name, level, timestep, shown, stored_type=False):
+        """A finer level's cell variable over the level's interior [i, j, k]
+        (NaN, or zero with stored_type, where no region holds cells) and the
+        mask of the cells its regions hold."""
+        with self._open(timestep) as f:
+            levels = f["levels"] if "levels" in f else {}
+            if str(level) not in levels or name not in levels[str(level)]["0"]:
+                raise RunError(f"{self.path}: no variable '{shown}' at timestep "
+                               f"{self._entry(timestep)['timestep']} (variables: {', '.join(self.variables)})")
+            group = levels[str(level)]
+            resolution = tuple(int(n) for n in group.attrs["resolution"])
+            regions = [group[str(k)] for k in range(int(group.attrs["regions"]))]
+            dtype = regions[0][name].dtype if stored_type else np.float64
+            field = np.full(resolution, 0 if stored_type else np.nan, dtype=dtype)
+            covered = np.zeros(resolution, dtype=bool)
+            for region in regions:
+                lo = np.asarray(region.attrs["cells_lo"], dtype=int)
+                hi = np.asarray(region.attrs["cells_hi"], dtype=int)
+                first = lo - np.asarray(region.attrs["index_lo"], dtype=int)  # past the extra cells
+                stored = np.transpose(region[name][()])
+                inside = tuple(slice(a, b) for a, b in zip(lo, hi))
+                field[inside] = stored[tuple(slice(f0, f0 + b - a) for f0, a, b in zip(first, lo, hi))]
+                covered[inside] = True
+            return field, covered
 
     def _entry(self, timestep):
         if timestep is None:
@@ -159,10 +225,14 @@ def _cell_digests(i, j, k, values):
         return _mix64(where ^ _mix64(bits))
 
 
-def digest_of_cells(field, index_lo=(0, 0, 0)):
-    """The digest of a cell array [i, j, k] whose first cell is `index_lo`."""
+def digest_of_cells(field, index_lo=(0, 0, 0), covered=None):
+    """The digest of a cell array [i, j, k] whose first cell is `index_lo`
+    (only the cells where `covered` is true, if given)."""
     i, j, k = np.meshgrid(*(np.arange(n) + lo for n, lo in zip(field.shape, index_lo)), indexing="ij")
-    return int(np.sum(_cell_digests(i, j, k, field), dtype=np.uint64))
+    digests = _cell_digests(i, j, k, field)
+    if covered is not None:
+        digests = digests[covered]
+    return int(np.sum(digests, dtype=np.uint64))
 
 
 def digest_of_matrix(matrix):

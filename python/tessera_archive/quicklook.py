@@ -15,13 +15,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend)
 import numpy as np  # noqa: E402
 
-from .archive import RunError, open_run  # noqa: E402
+from .archive import RunError, open_run, split_level  # noqa: E402
 
 AXES = "xyz"
 
 
 def slice_png(run, name, png, timestep=None, axis="z", at=None, dpi=100):
-    """Writes the slice of cell variable `name` normal to `axis` at cell
+    """Writes the slice of cell variable `name` (a finer level's: u@level1,
+    blank where the level has no cells) normal to `axis` at cell
     index `at` (default: the middle of the interior), or the matrix of a
     block variable, to `png`. Returns what the picture shows: (array shown,
     title)."""
@@ -45,7 +46,8 @@ def slice_png(run, name, png, timestep=None, axis="z", at=None, dpi=100):
         if not 0 <= at < data.shape[normal]:
             raise RunError(f"--at {at}: the interior has cells 0 to {data.shape[normal] - 1} along {axis}")
         grid = run.grid(timestep)
-        lower, spacing = grid["lower"], grid["spacing"]
+        lower = grid["lower"]
+        spacing = run.level_grid(split_level(name)[1], timestep)["spacing"]  # u@level1: the level's
         plane = [a for a in range(3) if a != normal]  # the picture's x and y axes
         shown = np.take(data, at, axis=normal).T      # rows: the second in-plane axis
         extent = [lower[plane[0]], lower[plane[0]] + spacing[plane[0]] * data.shape[plane[0]],

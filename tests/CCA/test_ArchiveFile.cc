@@ -126,7 +126,7 @@ class ArchiveFileTest : public ::testing::Test {
     dw.setReducedValue(labels.count, reinterpret_cast<const std::byte*>(&count));
     m_directories.push_back(sharedDirectory(comm, name));
     const std::string path = m_directories.back() + "/t00007.h5";
-    writeArchiveFile(path, comm, ArchiveStep{7, 0.125, 0.0625, "test"}, level, owners, labels.cells(),
+    writeArchiveFile(path, comm, ArchiveStep{7, 0.125, 0.0625, "test"}, grid, owners, labels.cells(),
                      labels.reductions(), dw);
     return path;
   }
@@ -143,7 +143,7 @@ TEST_F(ArchiveFileTest, EveryTypeRoundTripsIntoAnotherLayout) {
   for (const Patch& p : level.patches()) owners.push_back((p.id() * 7 + 3) % comm.size());
   OnDemandDataWarehouse dw("NewDW", 0, 0.0, 0.0);
   dw.setGhostLayers({{labels.d, 2}, {labels.f, 2}, {labels.i, 2}, {labels.l, 2}});
-  const ArchiveStep step = readArchiveFile(path, comm, level, owners, labels.cells(), labels.reductions(), dw);
+  const ArchiveStep step = readArchiveFile(path, comm, grid, owners, labels.cells(), labels.reductions(), dw);
   EXPECT_EQ(step.timestep, 7);
   EXPECT_EQ(step.time, 0.125);
   EXPECT_EQ(step.delt, 0.0625);
@@ -177,7 +177,7 @@ TEST_F(ArchiveFileTest, CorruptDataFailsItsChecksumOnEveryRank) {
   const Level& level = grid.addLevel(spec({3, 2, 2}));
   OnDemandDataWarehouse dw("NewDW", 0, 0.0, 0.0);
   try {
-    readArchiveFile(path, comm, level, roundRobin(level, comm.size()), labels.cells(), labels.reductions(), dw);
+    readArchiveFile(path, comm, grid, roundRobin(level, comm.size()), labels.cells(), labels.reductions(), dw);
     FAIL() << "a corrupt file was read without complaint";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("checksum"), std::string::npos) << e.what();
@@ -197,7 +197,7 @@ TEST_F(ArchiveFileTest, TruncatedOrForeignFilesAreInputErrors) {
     const Level& otherLevel = other.addLevel(bigger);
     OnDemandDataWarehouse dw("NewDW", 0, 0.0, 0.0);
     try {
-      readArchiveFile(path, comm, otherLevel, roundRobin(otherLevel, comm.size()), labels.cells(), {}, dw);
+      readArchiveFile(path, comm, other, roundRobin(otherLevel, comm.size()), labels.cells(), {}, dw);
       FAIL() << "a file of another grid was accepted";
     } catch (const InputError& e) {
       EXPECT_NE(std::string(e.what()).find("another grid"), std::string::npos) << e.what();
@@ -207,11 +207,73 @@ TEST_F(ArchiveFileTest, TruncatedOrForeignFilesAreInputErrors) {
   comm.barrier();
   OnDemandDataWarehouse dw("NewDW", 0, 0.0, 0.0);
   try {
-    readArchiveFile(path, comm, level, owners, labels.cells(), labels.reductions(), dw);
+    readArchiveFile(path, comm, grid, owners, labels.cells(), labels.reductions(), dw);
     FAIL() << "a truncated file was read without complaint";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
   OnDemandDataWarehouse missing("NewDW", 0, 0.0, 0.0);
-  EXPECT_THROW(readArchiveFile(path + ".nope", comm, level, owners, labels.cells(), {}, missing), InputError);
+  EXPECT_THROW(readArchiveFile(path + ".nope", comm, grid, owners, labels.cells(), {}, missing), InputError);
+}
+
+// A refined grid: level 0 and a level 1 of two regions (one at a wall with
+// extra cells, one inside), as a test of where each level's cells go.
+Grid refinedGrid(IntVector coarsePatches, IntVector firstRegionPatches, IntVector secondRegionPatches,
+                 int secondRegionHigh = 8) {
+  Grid grid;
+  grid.addLevel(spec(coarsePatches));
+  grid.addRefinedLevel({2, 2, 2}, {LevelRegion{Box({0, 0, 0}, {8, 8, 8}), firstRegionPatches},
+                                   LevelRegion{Box({12, 10, 6}, {20, 16, secondRegionHigh}),
+                                               secondRegionPatches}});
+  return grid;
+}
+
+std::vector<int> scattered(const Grid& grid, int ranks) {
+  std::vector<int> owners;
+  for (int id = 0; id < grid.numPatches(); ++id) owners.push_back((id * 5 + 1) % ranks);
+  return owners;
+}
+
+// Every level's cells (extra cells included) come back bitwise, whatever
+// the patch layouts and owners of writer and reader; a hierarchy with other
+// regions or another number of levels is another grid.
+TEST_F(ArchiveFileTest, EveryLevelRoundTripsAcrossLayouts) {
+  const std::string dir = sharedDirectory(comm, "levels");
+  m_directories.push_back(dir);
+  const std::string path = dir + "/t00003.h5";
+  const auto salt = [](const Level& level) { return 10 * level.index() + 1; };
+  {
+    const Grid grid = refinedGrid({3, 2, 2}, {2, 2, 1}, {1, 1, 1});
+    const auto owners = roundRobin(grid.level(0), comm.size());
+    std::vector<int> all = owners;
+    for (const Patch& p : grid.level(1).patches()) all.push_back((p.id() + 1) % comm.size());
+    OnDemandDataWarehouse dw("NewDW", 3, 0.5, 0.25);
+    for (int l = 0; l < 2; ++l)
+      fillLocal<double>(dw, labels.d, grid.level(l), all, comm.rank(), salt(grid.level(l)));
+    writeArchiveFile(path, comm, ArchiveStep{3, 0.5, 0.25, "test"}, grid, all, {labels.d}, {}, dw);
+  }
+  const Grid grid = refinedGrid({2, 1, 4}, {1, 1, 2}, {2, 1, 1});
+  const auto owners = scattered(grid, comm.size());
+  OnDemandDataWarehouse dw("NewDW", 0, 0.0, 0.0);
+  dw.setGhostLayers({{labels.d, 2}});
+  const ArchiveStep step = readArchiveFile(path, comm, grid, owners, {labels.d}, {}, dw);
+  EXPECT_EQ(step.timestep, 3);
+  int wrong = 0;
+  for (int l = 0; l < 2; ++l)
+    wrong += countWrong<double>(dw, labels.d, grid.level(l), owners, comm.rank(), salt(grid.level(l)));
+  EXPECT_EQ(comm.allreduceSumWrapping(static_cast<std::uint64_t>(wrong)), 0u);
+
+  const auto expectAnotherGrid = [&](const Grid& other, const std::string& words) {
+    OnDemandDataWarehouse into("NewDW", 0, 0.0, 0.0);
+    try {
+      readArchiveFile(path, comm, other, scattered(other, comm.size()), {labels.d}, {}, into);
+      ADD_FAILURE() << "a file of another hierarchy was accepted (" << words << ")";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  expectAnotherGrid(refinedGrid({3, 2, 2}, {2, 2, 1}, {1, 1, 1}, 10), "level 1's region 1");
+  Grid single;
+  single.addLevel(spec({3, 2, 2}));
+  expectAnotherGrid(single, "holds 2 level(s), the deck 1");
 }

@@ -8,8 +8,8 @@
   both levels are the same on 1, 2 and 3 ranks, in every scheduler mode and
   with another patch layout, and level 0 is not the single-level run's
   (the averages reached it);
-- three levels: the same on 1 and 2 ranks;
-- a refined deck with an output section is refused, naming the section;
+- three levels: the same on 1 and 2 ranks (outputs and restarts of refined
+  runs: test_amr_archive.py);
 - the heat stencil (HEAT_DECK): the covering level bitwise the fine run, a
   partial level's digests equal on 1 and 3 ranks; its jacobi kernel refuses
   refined levels, naming amr.regions.
@@ -62,11 +62,6 @@ def main():
           set(levels3[0].digests) == {"u", "u@level1", "u@level2"}
           and levels3[0].digests == levels3[1].digests,
           f"{levels3[0].digests} and {levels3[1].digests}")
-
-    refused = sus.run(deck, 1, [*PARTIAL, "output.timestep_interval=1"], STEPS)
-    check("a refined deck with an output section is refused, naming it",
-          refused.returncode == 1 and "output" in refused.stderr and "not written yet" in refused.stderr,
-          refused.describe())
 
     covering = run("heat: a level 1 over the whole domain",
                    [*COARSE, "amr.max_levels=2", "amr.regions.all={level: 1, low: [0, 0, 0], high: [16, 16, 16]}"],

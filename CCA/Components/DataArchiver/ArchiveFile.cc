@@ -1,6 +1,9 @@
 #include "CCA/Components/DataArchiver/ArchiveFile.h"
 
+#include "CCA/Components/DataArchiver/ArchiveLayout.h"
+
 #include "CCA/Ports/LoadBalancer.h"
+#include "Core/Grid/Grid.h"
 #include "Core/Grid/Variables/BlockDigest.h"
 #include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/FieldDigest.h"
@@ -83,12 +86,6 @@ RoundSelection selectRound(hid_t fileSpace, const Patch* patch, const IntVector&
   return selectRegion(fileSpace, zyx(box.lo() - indexLo), &count);
 }
 
-// The blocks of a block variable go to /blocks/<label>, one dataset of the
-// whole global array (rows, columns), whatever the layout that wrote it.
-constexpr const char* kBlockGroup = "blocks";
-
-std::string blockPath(const VarLabel* label) { return std::string(kBlockGroup) + "/" + label->name(); }
-
 // A block (or nothing) in a block variable's (rows, columns) dataset.
 RoundSelection selectBlockRound(hid_t fileSpace, const BlockExtent* extent) {
   if (extent == nullptr) return selectRegion<2>(fileSpace, {}, nullptr);
@@ -133,85 +130,6 @@ std::uint64_t digestOfBytes(const std::byte* bytes, std::size_t size) {
   return mix64(bits);
 }
 
-// What a restart takes from a file besides the data, in one canonical text:
-// its checksum ("metadata_digest") covers every attribute a reader uses.
-std::string metadataText(const ArchiveStep& step, const Level& level) {
-  const LevelSpec& spec = level.spec();
-  std::ostringstream text;
-  text << std::hexfloat << "format " << kArchiveFormatVersion << "\ncomponent " << step.component
-       << "\ntime " << step.time << "\ntimestep " << step.timestep << "\ndelt " << step.delt
-       << "\ndeck " << step.deckDigest << "\nlower " << spec.lower.x << ' ' << spec.lower.y << ' '
-       << spec.lower.z << "\nupper " << spec.upper.x << ' ' << spec.upper.y << ' ' << spec.upper.z
-       << "\nresolution " << spec.resolution << "\nindex_lo " << level.extendedCellBox().lo()
-       << "\n";
-  return text.str();
-}
-
-void writeGridAttributes(hid_t file, const ArchiveStep& step, const Level& level) {
-  const LevelSpec& spec = level.spec();
-  writeAttribute(file, "format_version", static_cast<std::int64_t>(kArchiveFormatVersion));
-  writeAttribute(file, "tessera_version", std::string(kVersion));
-  writeAttribute(file, "component", step.component);
-  writeAttribute(file, "time", step.time);
-  writeAttribute(file, "timestep", static_cast<std::int64_t>(step.timestep));
-  writeAttribute(file, "delt", step.delt);
-  writeAttribute(file, "deck_digest", step.deckDigest);
-  writeAttribute(file, "lower", spec.lower);
-  writeAttribute(file, "upper", spec.upper);
-  writeAttribute(file, "resolution", spec.resolution);
-  writeAttribute(file, "spacing", level.spacing());
-  writeAttribute(file, "patches", spec.patches);
-  writeAttribute(file, "extra_cells", level.extendedCellBox().lo() * -1);
-  writeAttribute(file, "index_lo", level.extendedCellBox().lo());
-  writeAttribute(file, "metadata_digest", digestOfText(metadataText(step, level)));
-}
-
-void checkSameGrid(hid_t file, const std::string& path, const Level& level) {
-  const LevelSpec& spec = level.spec();
-  const auto differs = [&](const char* what) {
-    throw InputError("'" + path + "' holds another grid: its " + what + " differs from the deck's");
-  };
-  if (readIntVectorAttribute(file, "resolution") != spec.resolution) differs("resolution");
-  if (readIntVectorAttribute(file, "index_lo") != level.extendedCellBox().lo())
-    differs("extra_cells");
-  if (readVector3Attribute(file, "lower") != spec.lower) differs("lower corner");
-  if (readVector3Attribute(file, "upper") != spec.upper) differs("upper corner");
-}
-
-ArchiveStep readStepAttributes(hid_t file, const std::string& path, const Level& level) {
-  const std::int64_t format = readIntAttribute(file, "format_version");
-  if (format != kArchiveFormatVersion) {
-    throw InputError("'" + path + "' has archive format " + std::to_string(format) +
-                     ", this Tessera reads " + std::to_string(kArchiveFormatVersion));
-  }
-  checkSameGrid(file, path, level);
-  ArchiveStep step;
-  step.time = readDoubleAttribute(file, "time");
-  step.timestep = static_cast<int>(readIntAttribute(file, "timestep"));
-  step.delt = readDoubleAttribute(file, "delt");
-  step.component = readStringAttribute(file, "component");
-  step.deckDigest = readUnsignedAttribute(file, "deck_digest");
-  if (digestOfText(metadataText(step, level)) != readUnsignedAttribute(file, "metadata_digest")) {
-    throw InputError("'" + path +
-                     "': its attributes (time, timestep, delt, component, deck) fail their "
-                     "checksum (corrupt metadata)");
-  }
-  return step;
-}
-
-}  // namespace
-
-std::uint64_t digestOfText(const std::string& text) {
-  std::uint64_t digest = mix64(text.size());
-  for (std::size_t at = 0; at < text.size(); at += sizeof(std::uint64_t)) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, text.data() + at, std::min(sizeof(word), text.size() - at));
-    digest = mix64(digest ^ word);
-  }
-  return digest;
-}
-
-namespace {
 
 // Every rank takes a step of the write and they agree on its outcome
 // (Agreement.h); `libraryFailed` records whether HDF5 itself failed here.
@@ -296,37 +214,30 @@ void writeBlockVariables(const H5File& file, const std::string& path, const Comm
   }
 }
 
-// Everything but creating and closing the file.
-void writeContents(const H5File& file, const std::string& path, const Communicator& comm,
-                   const ArchiveStep& step, const Level& level, const std::vector<int>& patchRanks,
-                   const std::vector<const VarLabel*>& labels,
-                   const std::vector<const VarLabel*>& reductions, const OnDemandDataWarehouse& dw,
-                   bool& libraryFailed) {
+// The cell variables among `labels` over one region: a dataset each in
+// `location`, each patch written by its owner, one round of transfers per
+// patch the busiest rank has there.
+void writeCellVariables(hid_t location, const std::string& path, const Communicator& comm,
+                        const RegionData& region, const std::vector<const VarLabel*>& labels,
+                        const OnDemandDataWarehouse& dw, const H5PropertyList& transfer,
+                        bool& libraryFailed) {
   const int rank = comm.rank();
-  // One collective call per agreed step at most, and nothing after it that
-  // can fail: a rank that skipped a collective metadata call would leave
-  // HDF5's metadata out of step across the ranks.
-  writeStep(comm, libraryFailed, [&] { injectIoFault("create", path, rank); });
-  writeStep(comm, libraryFailed, [&] { writeGridAttributes(file.get(), step, level); });
-  const Box domain = level.extendedCellBox();
-  const auto dims = zyx(domain.size());
-  const auto mine = patchesOwnedBy(level, patchRanks, rank);
-  const int rounds = transferRounds(comm, mine.size());
-  const H5PropertyList transfer = independentTransfer();
+  const auto dims = zyx(region.box.size());
+  const int rounds = transferRounds(comm, region.mine.size());
   for (const VarLabel* label : labels) {
-    if (label->kind() == VarKind::Block) continue;  // below
+    if (label->kind() == VarKind::Block) continue;
     const hid_t type = hdf5ValueType(label->valueType());
     const H5Dataspace fileSpace(H5Screate_simple(3, dims.data(), nullptr), "dataspace");
     const H5Dataset dataset = writeStep(comm, libraryFailed, [&] {
-      return H5Dataset(H5Dcreate2(file.get(), label->name().c_str(), type, fileSpace.get(),
+      return H5Dataset(H5Dcreate2(location, label->name().c_str(), type, fileSpace.get(),
                                   H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                        "dataset");
     });
     std::uint64_t digest = 0;
     for (int round = 0; round < rounds; ++round) {
       std::vector<std::byte> buffer;
-      const Patch* patch =
-          round < static_cast<int>(mine.size()) ? mine[static_cast<std::size_t>(round)] : nullptr;
+      const Patch* patch = round < static_cast<int>(region.mine.size())
+                               ? region.mine[static_cast<std::size_t>(round)] : nullptr;
       writeStep(comm, libraryFailed, [&] {
         if (patch == nullptr) return;
         const auto var = dw.findGridVariable(label, *patch);
@@ -338,11 +249,50 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
         digest += var->digest(box);
       });
       writeStep(comm, libraryFailed, [&] {
-        writeRound(dataset, type, selectRound(fileSpace.get(), patch, domain.lo()), transfer,
+        writeRound(dataset, type, selectRound(fileSpace.get(), patch, region.box.lo()), transfer,
                    buffer.empty() ? nullptr : buffer.data(), label, path, rank);
       });
     }
     writeDatasetAttributes(comm, libraryFailed, dataset, label, digest);
+  }
+}
+
+// Everything but creating and closing the file.
+void writeContents(const H5File& file, const std::string& path, const Communicator& comm,
+                   const ArchiveStep& step, const Grid& grid, const std::vector<int>& patchRanks,
+                   const std::vector<const VarLabel*>& labels,
+                   const std::vector<const VarLabel*>& reductions, const OnDemandDataWarehouse& dw,
+                   bool& libraryFailed) {
+  const int rank = comm.rank();
+  // One collective call per agreed step at most, and nothing after it that
+  // can fail: a rank that skipped a collective metadata call would leave
+  // HDF5's metadata out of step across the ranks.
+  writeStep(comm, libraryFailed, [&] { injectIoFault("create", path, rank); });
+  writeStep(comm, libraryFailed, [&] { writeGridAttributes(file.get(), step, grid); });
+  const H5PropertyList transfer = independentTransfer();
+  const auto createGroup = [&](hid_t parent, const std::string& name) {
+    return writeStep(comm, libraryFailed, [&] {
+      return H5Group(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     "group");
+    });
+  };
+  std::optional<H5Group> levels, level;
+  for (const RegionData& region : regionsOf(grid, patchRanks, rank)) {
+    if (region.level == 0) {
+      writeCellVariables(file.get(), path, comm, region, labels, dw, transfer, libraryFailed);
+      continue;
+    }
+    if (!levels) levels = createGroup(file.get(), kLevelsGroup);
+    if (region.region == 0) {
+      level = createGroup(levels->get(), std::to_string(region.level));
+      writeStep(comm, libraryFailed,
+                [&] { writeLevelAttributes(level->get(), grid.level(region.level)); });
+    }
+    const H5Group group = createGroup(level->get(), std::to_string(region.region));
+    writeStep(comm, libraryFailed, [&] {
+      writeRegionAttributes(group.get(), grid.level(region.level), region.region);
+    });
+    writeCellVariables(group.get(), path, comm, region, labels, dw, transfer, libraryFailed);
   }
   writeBlockVariables(file, path, comm, labels, dw, transfer, libraryFailed);
   {
@@ -356,7 +306,7 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
       if (!group) {
         group = writeStep(comm, libraryFailed, [&] {
           return H5Group(
-              H5Gcreate2(file.get(), "reductions", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "group");
+              H5Gcreate2(file.get(), kReductionGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "group");
         });
       }
       const hid_t type = hdf5ValueType(label->valueType());
@@ -382,12 +332,18 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
 }
 
 // An upper bound of a file's size: the datasets plus room for the metadata.
-std::uint64_t archiveBytes(const Level& level, const std::vector<const VarLabel*>& labels,
+std::uint64_t archiveBytes(const Grid& grid, const std::vector<const VarLabel*>& labels,
                            const std::vector<const VarLabel*>& reductions,
                            const OnDemandDataWarehouse& dw) {
   constexpr std::uint64_t kMetadataBytes = 64 * 1024;
   constexpr std::uint64_t kPerObjectBytes = 4 * 1024;
-  const auto cells = static_cast<std::uint64_t>(level.extendedCellBox().volume());
+  std::uint64_t cells = 0;
+  std::uint64_t regions = 0;
+  for (int l = 0; l < grid.numLevels(); ++l) {
+    const Level& level = grid.level(l);
+    for (int k = 0; k < static_cast<int>(level.regions().size()); ++k, ++regions)
+      cells += static_cast<std::uint64_t>(level.extendedRegionBox(k).volume());
+  }
   std::uint64_t bytes = kMetadataBytes;
   for (const VarLabel* label : labels) {
     if (label->kind() == VarKind::Block) {
@@ -395,7 +351,7 @@ std::uint64_t archiveBytes(const Level& level, const std::vector<const VarLabel*
       bytes += static_cast<std::uint64_t>(layout.arrayRows() * layout.arrayCols()) *
                    label->elementBytes() + kPerObjectBytes;
     } else {
-      bytes += cells * label->elementBytes() + kPerObjectBytes;
+      bytes += cells * label->elementBytes() + regions * kPerObjectBytes;
     }
   }
   for (const VarLabel* label : reductions)
@@ -406,7 +362,7 @@ std::uint64_t archiveBytes(const Level& level, const std::vector<const VarLabel*
 }  // namespace
 
 void writeArchiveFile(const std::string& path, const Communicator& comm, const ArchiveStep& step,
-                      const Level& level, const std::vector<int>& patchRanks,
+                      const Grid& grid, const std::vector<int>& patchRanks,
                       const std::vector<const VarLabel*>& labels,
                       const std::vector<const VarLabel*>& reductions,
                       const OnDemandDataWarehouse& dw) {
@@ -416,7 +372,7 @@ void writeArchiveFile(const std::string& path, const Communicator& comm, const A
   const H5ErrorSilencer quiet;
   const int rank = comm.rank();
   agreeOn(comm, [&] {
-    if (comm.isRoot()) requireFreeSpace(path, archiveBytes(level, labels, reductions, dw));
+    if (comm.isRoot()) requireFreeSpace(path, archiveBytes(grid, labels, reductions, dw));
   });
   const InjectedDiskFull full(path, rank);  // tests only: the disk fills during this write
   // (A file handle dies on every rank or on none: closing is collective.)
@@ -424,7 +380,7 @@ void writeArchiveFile(const std::string& path, const Communicator& comm, const A
   H5File file =
       writeStep(comm, libraryFailed, [&] { return createParallelFile(path, comm.get()); });
   try {
-    writeContents(file, path, comm, step, level, patchRanks, labels, reductions, dw, libraryFailed);
+    writeContents(file, path, comm, step, grid, patchRanks, labels, reductions, dw, libraryFailed);
     writeStep(comm, libraryFailed, [&] {
       file.close();
       injectIoFault("close", path, rank);
@@ -511,7 +467,7 @@ void readBlockVariables(const H5File& file, const std::string& path, const Commu
 
 }  // namespace
 
-ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, const Level& level,
+ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, const Grid& grid,
                             const std::vector<int>& patchRanks,
                             const std::vector<const VarLabel*>& labels,
                             const std::vector<const VarLabel*>& reductions,
@@ -522,47 +478,52 @@ ArchiveStep readArchiveFile(const std::string& path, const Communicator& comm, c
   const int rank = comm.rank();
   const H5File file = agreeOn(comm, [&] { return openParallelFile(path, comm.get()); });
   const ArchiveStep step =
-      agreeOn(comm, [&] { return readStepAttributes(file.get(), path, level); });
-  const Box domain = level.extendedCellBox();
-  const auto mine = patchesOwnedBy(level, patchRanks, rank);
-  const int rounds = transferRounds(comm, mine.size());
+      agreeOn(comm, [&] { return readStepAttributes(file.get(), path, grid); });
   const H5PropertyList transfer = independentTransfer();
-  for (const VarLabel* label : labels) {
-    if (label->kind() == VarKind::Block) continue;  // below
-    const H5Dataset dataset = agreeOn(comm, [&] {
-      if (!hasLink(file.get(), label->name()))
-        throw InputError("'" + path + "' has no variable '" + label->name() + "'");
-      return H5Dataset(H5Dopen2(file.get(), label->name().c_str(), H5P_DEFAULT), "dataset");
-    });
-    const H5Dataspace fileSpace =
-        agreeOn(comm, [&] { return H5Dataspace(H5Dget_space(dataset.get()), "dataspace"); });
-    const hid_t type = hdf5ValueType(label->valueType());
-    std::uint64_t digest = 0;
-    for (int round = 0; round < rounds; ++round) {
-      const Patch* patch =
-          round < static_cast<int>(mine.size()) ? mine[static_cast<std::size_t>(round)] : nullptr;
-      agreeOn(comm, [&] {
-        std::vector<std::byte> buffer;
-        if (patch != nullptr) {
-          buffer.resize(static_cast<std::size_t>(patch->extendedBox().volume()) *
-                        label->elementBytes());
-        }
-        readRound(dataset, type, selectRound(fileSpace.get(), patch, domain.lo()), transfer,
-                  buffer.empty() ? nullptr : buffer.data(), label, path, rank);
-        if (patch == nullptr) return;
-        const Box box = patch->extendedBox();
-        auto var =
-            makeGridVariable(label, level.ghostedBox(*patch, dw.ghostLayersToAllocate(label)));
-        var->unpack(box, buffer.data());
-        digest += var->digest(box);
-        dw.putGridVariable(label, *patch, std::move(var));
+  for (const RegionData& region : regionsOf(grid, patchRanks, rank)) {
+    const Level& level = grid.level(region.level);
+    const std::string where = region.level == 0 ? "" : " on level " + std::to_string(region.level) +
+                                                           " region " + std::to_string(region.region);
+    const int rounds = transferRounds(comm, region.mine.size());
+    for (const VarLabel* label : labels) {
+      if (label->kind() == VarKind::Block) continue;  // below
+      const std::string link =
+          region.level == 0 ? label->name() : region.location() + "/" + label->name();
+      const H5Dataset dataset = agreeOn(comm, [&] {
+        if (!hasLink(file.get(), link))
+          throw InputError("'" + path + "' has no variable '" + label->name() + "'" + where);
+        return H5Dataset(H5Dopen2(file.get(), link.c_str(), H5P_DEFAULT), "dataset");
       });
+      const H5Dataspace fileSpace =
+          agreeOn(comm, [&] { return H5Dataspace(H5Dget_space(dataset.get()), "dataspace"); });
+      const hid_t type = hdf5ValueType(label->valueType());
+      std::uint64_t digest = 0;
+      for (int round = 0; round < rounds; ++round) {
+        const Patch* patch = round < static_cast<int>(region.mine.size())
+                                 ? region.mine[static_cast<std::size_t>(round)] : nullptr;
+        agreeOn(comm, [&] {
+          std::vector<std::byte> buffer;
+          if (patch != nullptr) {
+            buffer.resize(static_cast<std::size_t>(patch->extendedBox().volume()) *
+                          label->elementBytes());
+          }
+          readRound(dataset, type, selectRound(fileSpace.get(), patch, region.box.lo()), transfer,
+                    buffer.empty() ? nullptr : buffer.data(), label, path, rank);
+          if (patch == nullptr) return;
+          const Box box = patch->extendedBox();
+          auto var =
+              makeGridVariable(label, level.ghostedBox(*patch, dw.ghostLayersToAllocate(label)));
+          var->unpack(box, buffer.data());
+          digest += var->digest(box);
+          dw.putGridVariable(label, *patch, std::move(var));
+        });
+      }
+      checkDatasetDigest(comm, dataset, path, "variable '" + label->name() + "'" + where, digest);
     }
-    checkDatasetDigest(comm, dataset, path, "variable '" + label->name() + "'", digest);
   }
   readBlockVariables(file, path, comm, labels, dw, transfer);
   for (const VarLabel* label : reductions) {
-    const std::string link = "reductions/" + label->name();
+    const std::string link = std::string(kReductionGroup) + "/" + label->name();
     if (!agreeOn(comm, [&] { return hasLink(file.get(), link); })) continue;
     agreeOn(comm, [&] {
       const H5Dataset dataset(H5Dopen2(file.get(), link.c_str(), H5P_DEFAULT), "dataset");

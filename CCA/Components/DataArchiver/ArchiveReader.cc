@@ -1,10 +1,13 @@
 #include "CCA/Components/DataArchiver/ArchiveReader.h"
 
+#include "CCA/Components/DataArchiver/ArchiveLayout.h"
 #include "CCA/Components/DataArchiver/RunDirectory.h"
 #include "Core/IO/H5Files.h"
 
 #include <cstring>
+#include <limits>
 #include <optional>
+#include <utility>
 
 namespace tessera {
 
@@ -15,13 +18,20 @@ herr_t collectName(hid_t, const char* name, const H5L_info_t*, void* out) {
 }
 }  // namespace
 
+namespace {
+std::size_t offsetIn(const IntVector& cell, const IntVector& lo, const IntVector& size) {
+  const IntVector c = cell - lo;
+  return (static_cast<std::size_t>(c.z) * size.y + c.y) * size.x + c.x;
+}
+}  // namespace
+
 bool ArchivedVariable::contains(const IntVector& cell) const {
-  return indexLo.allLessEqual(cell) && (cell - indexLo).allLessThan(size);
+  return indexLo.allLessEqual(cell) && (cell - indexLo).allLessThan(size) &&
+         (covered.empty() || covered[offsetIn(cell, indexLo, size)] != 0);
 }
 
 double ArchivedVariable::at(const IntVector& cell) const {
-  const IntVector c = cell - indexLo;
-  return values[(static_cast<std::size_t>(c.z) * size.y + c.y) * size.x + c.x];
+  return values[offsetIn(cell, indexLo, size)];
 }
 
 ArchiveReader::ArchiveReader(const std::string& runDirectory)
@@ -39,7 +49,25 @@ const ArchiveEntry& ArchiveReader::output(int timestep) const {
 
 namespace {
 
-constexpr const char* kBlockGroup = "blocks";  // see ArchiveFile.h
+bool isGroupName(const std::string& name) {
+  return name == kBlockGroup || name == kLevelsGroup || name == kReductionGroup;
+}
+
+// "u@level2" -> ("u", 2); "u" -> ("u", 0).
+std::pair<std::string, int> splitLevel(const std::string& variable) {
+  const std::size_t at = variable.rfind("@level");
+  if (at == std::string::npos || at + 6 == variable.size()) return {variable, 0};
+  const std::string digits = variable.substr(at + 6);
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 3)
+    return {variable, 0};
+  return {variable.substr(0, at), std::stoi(digits)};
+}
+
+std::string levelName(const std::string& name, int level) {
+  return level == 0 ? name : name + "@level" + std::to_string(level);
+}
+
+
 
 std::vector<std::string> linksIn(hid_t group) {
   std::vector<std::string> names;
@@ -47,10 +75,33 @@ std::vector<std::string> linksIn(hid_t group) {
   return names;
 }
 
+// The finer levels of an output file (none before format 3, or without any).
+int finerLevelsIn(hid_t file) {
+  if (!hasLink(file, kLevelsGroup)) return 0;
+  const H5Group levels(H5Gopen2(file, kLevelsGroup, H5P_DEFAULT), "group");
+  return static_cast<int>(linksIn(levels.get()).size());
+}
+
+ArchivedLevel readLevel(hid_t file, int level) {
+  const H5Group group(H5Gopen2(file, levelPath(level).c_str(), H5P_DEFAULT), "level group");
+  ArchivedLevel found;
+  found.refinementRatio = readIntVectorAttribute(group.get(), "refinement_ratio");
+  found.resolution = readIntVectorAttribute(group.get(), "resolution");
+  found.spacing = readVector3Attribute(group.get(), "spacing");
+  const std::int64_t regions = readIntAttribute(group.get(), "regions");
+  for (int k = 0; k < regions; ++k) {
+    const H5Group region(H5Gopen2(file, regionPath(level, k).c_str(), H5P_DEFAULT), "region group");
+    found.regions.emplace_back(readIntVectorAttribute(region.get(), "cells_lo"),
+                               readIntVectorAttribute(region.get(), "cells_hi"));
+    found.patches.push_back(readIntVectorAttribute(region.get(), "patches"));
+  }
+  return found;
+}
+
 // The dataset of `variable`: at the root for a cell variable, in /blocks for
 // a block variable; nullopt when neither exists.
 std::optional<std::string> datasetPath(hid_t file, const std::string& variable) {
-  if (variable.empty() || variable == "reductions" || variable == kBlockGroup) return std::nullopt;
+  if (variable.empty() || isGroupName(variable)) return std::nullopt;
   if (hasLink(file, variable)) return variable;
   const std::string inBlocks = std::string(kBlockGroup) + "/" + variable;
   if (hasLink(file, kBlockGroup) && hasLink(file, inBlocks)) return inBlocks;
@@ -84,7 +135,16 @@ std::vector<ArchivedVariableInfo> ArchiveReader::describe(const ArchiveEntry& en
                      sizeOf(dataset.get(), block, file, name)});
   };
   for (const std::string& name : linksIn(h5.get()))
-    if (name != "reductions" && name != kBlockGroup) add(h5.get(), name, false);  // the groups
+    if (!isGroupName(name)) add(h5.get(), name, false);
+  // A finer level's variable: named after the level, sized by the box
+  // around its regions.
+  for (int l = 1; l <= finerLevelsIn(h5.get()); ++l) {
+    const H5Group first(H5Gopen2(h5.get(), regionPath(l, 0).c_str(), H5P_DEFAULT), "group");
+    for (const std::string& name : linksIn(first.get())) {
+      const ArchivedVariable whole = read(entry, levelName(name, l));
+      found.push_back({whole.name, whole.valueType, false, whole.size});
+    }
+  }
   if (hasLink(h5.get(), kBlockGroup)) {
     const H5Group blocks(H5Gopen2(h5.get(), kBlockGroup, H5P_DEFAULT), "group");
     for (const std::string& name : linksIn(blocks.get()))
@@ -110,13 +170,89 @@ ArchivedGrid ArchiveReader::grid(const ArchiveEntry& entry) const {
   grid.resolution = readIntVectorAttribute(file.get(), "resolution");
   grid.extraCells = readIntVectorAttribute(file.get(), "extra_cells");
   grid.patches = readIntVectorAttribute(file.get(), "patches");
+  for (int l = 1; l <= finerLevelsIn(file.get()); ++l)
+    grid.finerLevels.push_back(readLevel(file.get(), l));
   return grid;
 }
+
+namespace {
+
+// Reads a whole dataset as doubles and as its stored bytes.
+void readDataset(const H5Dataset& dataset, hid_t type, const std::string& file,
+                 const std::string& variable, std::vector<double>& values,
+                 std::vector<std::uint8_t>& raw) {
+  if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0) {
+    throw InputError("'" + file + "': cannot read '" + variable + "' (truncated or corrupt file)");
+  }
+  raw.resize(values.size() * H5Tget_size(type));
+  TESSERA_HDF5_CHECK(H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()));
+}
+
+std::size_t cellsOf(const IntVector& size) {
+  return static_cast<std::size_t>(size.x) * static_cast<std::size_t>(size.y) *
+         static_cast<std::size_t>(size.z);
+}
+
+// A finer level's variable: every region's dataset placed in the box around them.
+ArchivedVariable readFinerLevel(hid_t h5, const std::string& file, const std::string& name,
+                                int level, const std::string& variable) {
+  if (level > finerLevelsIn(h5))
+    throw InputError("'" + file + "' has no level " + std::to_string(level));
+  const ArchivedLevel shape = readLevel(h5, level);
+  struct Piece {
+    H5Dataset dataset;
+    IntVector lo, size;
+  };
+  std::vector<Piece> pieces;
+  std::optional<Box> around;
+  for (std::size_t k = 0; k < shape.regions.size(); ++k) {
+    const std::string group = regionPath(level, static_cast<int>(k));
+    const std::string link = group + "/" + name;
+    if (!hasLink(h5, link)) throw InputError("'" + file + "' has no variable '" + variable + "'");
+    const H5Group region(H5Gopen2(h5, group.c_str(), H5P_DEFAULT), "region group");
+    H5Dataset dataset(H5Dopen2(h5, link.c_str(), H5P_DEFAULT), "dataset");
+    const IntVector lo = readIntVectorAttribute(region.get(), "index_lo");
+    const IntVector size = sizeOf(dataset.get(), false, file, variable);
+    const Box box(lo, lo + size);
+    around = around ? Box(min(around->lo(), box.lo()), max(around->hi(), box.hi())) : box;
+    pieces.push_back({std::move(dataset), lo, size});
+  }
+  ArchivedVariable result;
+  result.name = variable;
+  result.level = level;
+  result.indexLo = around->lo();
+  result.size = around->size();
+  result.valueType = readStringAttribute(pieces.front().dataset.get(), "value_type");
+  const hid_t type = hdf5ValueType(result.valueType);
+  const std::size_t bytes = H5Tget_size(type);
+  result.values.assign(cellsOf(result.size), std::numeric_limits<double>::quiet_NaN());
+  result.raw.assign(result.values.size() * bytes, 0);
+  result.covered.assign(result.values.size(), 0);
+  for (const Piece& piece : pieces) {
+    std::vector<double> values(cellsOf(piece.size));
+    std::vector<std::uint8_t> raw;
+    readDataset(piece.dataset, type, file, variable, values, raw);
+    std::size_t from = 0;
+    for (int k = 0; k < piece.size.z; ++k)
+      for (int j = 0; j < piece.size.y; ++j)
+        for (int i = 0; i < piece.size.x; ++i, ++from) {
+          const std::size_t to = offsetIn(piece.lo + IntVector{i, j, k}, result.indexLo, result.size);
+          result.values[to] = values[from];
+          std::memcpy(&result.raw[to * bytes], &raw[from * bytes], bytes);
+          result.covered[to] = 1;
+        }
+  }
+  return result;
+}
+
+}  // namespace
 
 ArchivedVariable ArchiveReader::read(const ArchiveEntry& entry, const std::string& variable) const {
   const H5ErrorSilencer quiet;
   const std::string file = path(entry);
   const H5File h5 = openSerialFile(file);
+  const auto [base, level] = splitLevel(variable);
+  if (level > 0) return readFinerLevel(h5.get(), file, base, level, variable);
   const std::optional<std::string> where = datasetPath(h5.get(), variable);
   if (!where) throw InputError("'" + file + "' has no variable '" + variable + "'");
   ArchivedVariable result;
@@ -130,12 +266,7 @@ ArchivedVariable ArchiveReader::read(const ArchiveEntry& entry, const std::strin
                             static_cast<std::size_t>(result.size.y) *
                             static_cast<std::size_t>(result.size.z);
   result.values.resize(count);
-  if (H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, result.values.data()) < 0) {
-    throw InputError("'" + file + "': cannot read '" + variable + "' (truncated or corrupt file)");
-  }
-  const hid_t type = hdf5ValueType(result.valueType);
-  result.raw.resize(count * H5Tget_size(type));
-  TESSERA_HDF5_CHECK(H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, result.raw.data()));
+  readDataset(dataset, hdf5ValueType(result.valueType), file, variable, result.values, result.raw);
   return result;
 }
 
@@ -144,8 +275,8 @@ std::vector<ArchiveReader::Reduction> ArchiveReader::reductions(const ArchiveEnt
   const std::string file = path(entry);
   const H5File h5 = openSerialFile(file);
   std::vector<Reduction> found;
-  if (!hasLink(h5.get(), "reductions")) return found;
-  const H5Group group(H5Gopen2(h5.get(), "reductions", H5P_DEFAULT), "group");
+  if (!hasLink(h5.get(), kReductionGroup)) return found;
+  const H5Group group(H5Gopen2(h5.get(), kReductionGroup, H5P_DEFAULT), "group");
   std::vector<std::string> names;
   TESSERA_HDF5_CHECK(
       H5Literate(group.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names));

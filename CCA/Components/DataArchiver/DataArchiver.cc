@@ -141,7 +141,7 @@ void DataArchiver::setup(const Grid& grid, const std::vector<int>& patchRanks,
                          const std::vector<const VarLabel*>& stateLabels,
                          const BlockLayouts* blockLayouts, const std::string& component,
                          const std::string& restartedFrom) {
-  m_level = &grid.level(0);
+  m_grid = &grid;
   m_patchRanks = patchRanks;
   m_state = stateLabels;
   for (const VarLabel* label : labels.all()) {
@@ -243,7 +243,7 @@ std::int64_t DataArchiver::writeFile(const std::string& relativePath, const Arch
     agreeOn(m_comm, [&] {
       if (m_comm.isRoot()) fs::remove(temporary);
     });
-    writeArchiveFile(temporary, m_comm, step, *m_level, m_patchRanks, labels, reductions, dw);
+    writeArchiveFile(temporary, m_comm, step, *m_grid, m_patchRanks, labels, reductions, dw);
     return agreeOn(m_comm, [&]() -> std::int64_t {
       if (!m_comm.isRoot()) return 0;
       flushFile(temporary, m_comm.rank());
@@ -309,7 +309,7 @@ void DataArchiver::writeXdmf() {
   if (variables.empty()) return;  // block variables only (the GEMM): nothing on a mesh to show
   std::string all;
   for (const ArchiveEntry& output : m_index.outputs) {
-    const std::string grid = xdmfGrid(*m_level, output, variables);
+    const std::string grid = xdmfGrid(*m_grid, output, variables);
     all += grid;
     const std::string single = m_directory + "/" + fs::path(output.file).stem().string() + ".xmf";
     if (!fs::exists(single)) writeFileAtomically(single, xdmfDocument(grid, false));
@@ -318,7 +318,7 @@ void DataArchiver::writeXdmf() {
 }
 
 DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory,
-                                             std::optional<int> timestep, const Level& level,
+                                             std::optional<int> timestep, const Grid& grid,
                                              const std::vector<int>& patchRanks,
                                              const std::vector<const VarLabel*>& stateLabels,
                                              const std::vector<const VarLabel*>& reductions,
@@ -368,7 +368,7 @@ DataArchiver::Restored DataArchiver::restore(const std::string& runDirectory,
       attempt->setGhostLayers(ghostLayers);
       attempt->setBlockLayouts(blockLayouts);
       const ArchiveStep step =
-          readArchiveFile(path, comm, level, patchRanks, stateLabels, reductions, *attempt);
+          readArchiveFile(path, comm, grid, patchRanks, stateLabels, reductions, *attempt);
       agreeOn(comm, [&] {
         if (step.timestep != it->timestep || step.time != it->time || step.delt != it->delt) {
           throw InputError("'" + path + "' disagrees with index.yaml on its timestep, time or delt");

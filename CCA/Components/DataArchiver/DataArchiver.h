@@ -87,7 +87,7 @@ class DataArchiver {
   // `ghostLayers`; block variables come in `blockLayouts` (this run's,
   // whatever the layout that wrote them). InputError when none is usable.
   static Restored restore(const std::string& runDirectory, std::optional<int> timestep,
-                          const Level& level, const std::vector<int>& patchRanks,
+                          const Grid& grid, const std::vector<int>& patchRanks,
                           const std::vector<const VarLabel*>& stateLabels,
                           const std::vector<const VarLabel*>& reductions,
                           const std::map<const VarLabel*, int>& ghostLayers,
@@ -118,7 +118,7 @@ class DataArchiver {
 
   std::string m_directory;
   ArchiveIndex m_index;
-  const Level* m_level = nullptr;
+  const Grid* m_grid = nullptr;
   std::vector<int> m_patchRanks;
   std::vector<const VarLabel*> m_saved;
   std::vector<const VarLabel*> m_state;

@@ -4,7 +4,7 @@
 // collection of them all.
 
 #include "CCA/Components/DataArchiver/ArchiveIndex.h"
-#include "Core/Grid/Level.h"
+#include "Core/Grid/Grid.h"
 
 #include <string>
 #include <vector>
@@ -16,8 +16,10 @@ struct XdmfVariable {
   std::string valueType;  // "double", "float", "int", "int64"
 };
 
-// The <Grid> element for one output file (relative path `file`).
-std::string xdmfGrid(const Level& level, const ArchiveEntry& output, const std::vector<XdmfVariable>& variables);
+// The <Grid> element for one output file (relative path `file`): a uniform
+// grid, or for a refined run a spatial collection of one uniform grid per
+// level region (level 0 first).
+std::string xdmfGrid(const Grid& grid, const ArchiveEntry& output, const std::vector<XdmfVariable>& variables);
 // A whole XDMF document around grids.
 std::string xdmfDocument(const std::string& grids, bool temporal);
 

@@ -60,20 +60,7 @@ constexpr double kUnlimitedStep = 1.0;
 Grid gridOf(const ProblemSpec& deck) {
   if (deck.has("grid")) {
     const std::optional<ProblemSpec> amr = deck.findSection("amr");
-    Grid grid = Grid::fromDeck(deck.section("grid"), amr ? &*amr : nullptr);
-    // The archive holds level 0 only so far (docs/amr.md, "Status"): a
-    // refined run refuses to write one rather than leave its finer levels out.
-    if (grid.numLevels() > 1) {
-      for (const char* section : {"output", "checkpoint"}) {
-        if (!deck.has(section)) continue;
-        throw deck.errorAtKey(section, std::string("the deck refines ") +
-                                           std::to_string(grid.numLevels() - 1) +
-                                           " level(s), whose " + section +
-                                           "s are not written yet (docs/amr.md): remove the " +
-                                           section + " section or amr.regions");
-      }
-    }
-    return grid;
+    return Grid::fromDeck(deck.section("grid"), amr ? &*amr : nullptr);
   }
   Grid grid;
   grid.addLevel(LevelSpec{});
@@ -445,7 +432,7 @@ RunResult SimulationController::run(const RunOptions& options) {
   bool converged = false;
   if (options.restart) {
     auto restored = DataArchiver::restore(options.restart->directory, options.restart->timestep,
-                                          level, patchRanks, app->stateLabels(), reductionLabels,
+                                          grid, patchRanks, app->stateLabels(), reductionLabels,
                                           stepGraph.ghostLayers, stepGraph.blockLayouts, m_world,
                                           m_log);
     newDW = std::move(restored.dw);
