@@ -2,6 +2,7 @@
 
 #include "Components/Burgers/Burgers.h"
 #include "Components/Gemm/Gemm.h"
+#include "Components/Heat/Heat.h"
 #include "Components/Stencil/Stencil.h"
 #include "Components/TaskBench/TaskBench.h"
 
@@ -11,6 +12,7 @@ void registerComponents(ComponentRegistry& registry) {
   registry.add("burgers",
                [](ApplicationContext& context) { return std::make_unique<Burgers>(context); });
   registry.add("gemm", [](ApplicationContext& context) { return std::make_unique<Gemm>(context); });
+  registry.add("heat", [](ApplicationContext& context) { return std::make_unique<Heat>(context); });
   registry.add("stencil",
                [](ApplicationContext& context) { return std::make_unique<Stencil>(context); });
   registry.add("taskbench",

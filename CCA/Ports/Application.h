@@ -66,6 +66,19 @@ class Application {
     (void)sched;
   }
   virtual void scheduleTimeAdvance(const Level& level, Scheduler& sched) = 0;
+  // Tagging (docs/amr.md): marks the cells of `level` that the next finer
+  // level should cover, computing `refineFlag` (a CCVariable<int>, nonzero:
+  // refine) in the new warehouse on the level's patches, from the state
+  // there. The runtime calls it at initialisation when the deck's amr
+  // section leaves the levels to the component (max_levels above 1, no
+  // regions); regridding will call it every few steps. A component without
+  // it runs refined decks with fixed regions only.
+  virtual void scheduleErrorEstimate(const Level& level, Scheduler& sched,
+                                     const VarLabel* refineFlag) {
+    (void)level;
+    (void)sched;
+    (void)refineFlag;
+  }
   // Diagnostics of the final state (e.g. errors against an exact solution).
   virtual void scheduleAnalysis(const Level& level, Scheduler& sched) {
     (void)level;

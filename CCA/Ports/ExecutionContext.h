@@ -6,6 +6,7 @@
 // may run on the control thread.
 
 #include "Core/Grid/Box.h"
+#include "Core/Grid/PatchGroup.h"
 #include "Core/Parallel/LoopHelpers.h"
 #include "Core/Parallel/StencilLoops.h"
 #include "Core/Parallel/StreamingStores.h"
@@ -129,6 +130,18 @@ class ExecutionContext {
     const TraceScope traced(m_trace, "parallelForBoxes", "kernel");
     onSpace(
         [&](const auto& space) { tessera::parallelForBoxes(m_label, space, boxes, count, body); });
+  }
+
+  // body(i, j, k) for every extra cell of `group` (beyond each face with a
+  // boundary condition, edges and corners too), in one launch: where a
+  // component's boundary values go. Where faces meet, body runs for both.
+  template <class Body>
+  void parallelForExtraCells(const PatchGroup& group, const Body& body) {
+    Kokkos::Array<Box, 6> faces;
+    int count = 0;
+    for (const Face face : allFaces())
+      if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
+    parallelForBoxes(faces, count, body);
   }
 
   // body(i, j, k, accumulator) reduced with a Kokkos reducer; blocks for the result.

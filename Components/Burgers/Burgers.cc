@@ -1,5 +1,6 @@
 #include "Components/Burgers/Burgers.h"
 
+#include "CCA/Ports/ErrorNorms.h"
 #include "CCA/Ports/ExecutionContext.h"
 #include "Components/Burgers/ExactSolution.h"
 
@@ -23,6 +24,10 @@ Schema Burgers::deckSchema() const {
   Schema schema("Burgers' equation parameters");
   schema.optional("viscosity", ValueType::Double, "the diffusion coefficient nu (default 0.01)")
       .greaterThan("viscosity", 0.0);
+  schema.optional("refine_threshold", ValueType::Double,
+                  "tagging: refine where u changes by more than this to a face neighbour "
+                  "(default 0.05; amr without regions)")
+      .greaterThan("refine_threshold", 0.0);
   return schema;
 }
 
@@ -31,6 +36,7 @@ void Burgers::problemSetup(const ProblemSpec& deck, Grid& grid) {
     m_viscosity = section->get<double>("viscosity", m_viscosity);
     if (!(m_viscosity > 0.0))
       throw section->errorAtValue("viscosity", "viscosity must be positive");
+    m_refineThreshold = section->get<double>("refine_threshold", m_refineThreshold);
   }
   const Level& level = grid.level(0);
   const ProblemSpec levelSpec = deck.section("grid").section("level");
@@ -90,6 +96,33 @@ void Burgers::scheduleAnalysis(const Level& level, Scheduler& sched) {
   task.requiresVar(Task::OldDW, m_phi);
   task.computesVar(m_squaredError);
   task.computesVar(m_maxError);
+  sched.addTask(std::move(task), level.eachPatch());
+}
+
+// The fronts: a cell is tagged where u jumps by more than refine_threshold
+// to one of its face neighbours.
+void Burgers::scheduleErrorEstimate(const Level& level, Scheduler& sched,
+                                    const VarLabel* refineFlag) {
+  const VarLabel* const uLabel = m_u;
+  const double threshold = m_refineThreshold;
+  Task task("Burgers::errorEstimate", [=](const PatchGroup& group, const DataWarehouse&,
+                                          DataWarehouse& newDW, ExecutionContext& exec) {
+    const CellArray<const double> u = newDW.get<double>(uLabel, group, Ghost::AroundFaces, 1).array();
+    const CellArray<int> flag = newDW.allocateAndPut<int>(refineFlag, group).array();
+    exec.parallelFor(
+        group.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
+          using Kokkos::Experimental::fabs;
+          using Kokkos::Experimental::fmax;
+          const double c = u(i, j, k);
+          const double jump =
+              fmax(fmax(fmax(fabs(u(i + 1, j, k) - c), fabs(u(i - 1, j, k) - c)),
+                        fmax(fabs(u(i, j + 1, k) - c), fabs(u(i, j - 1, k) - c))),
+                   fmax(fabs(u(i, j, k + 1) - c), fabs(u(i, j, k - 1) - c)));
+          flag(i, j, k) = jump > threshold ? 1 : 0;
+        });
+  });
+  task.requiresVar(Task::NewDW, m_u, Ghost::AroundFaces, 1);
+  task.computesVar(refineFlag);
   sched.addTask(std::move(task), level.eachPatch());
 }
 
@@ -255,26 +288,12 @@ void Burgers::computeErrors(const Patch& patch, const DataWarehouse& oldDW, Data
                             ExecutionContext& exec) const {
   const CellArray<const double> u = oldDW.get<double>(m_u, patch).array();
   const PhiTables p = oldDW.getPerPatch<PhiTables>(m_phi, patch).get();
-  // Added exactly, so that the norm's bits depend on nothing but the field.
-  ExactSum squared;
-  double largest = 0.0;
-  exec.parallelReduce(
-      patch.interior(),
-      KOKKOS_LAMBDA(int i, int j, int k, ExactSum& sum) {
-        const double e = u(i, j, k) - p.product(i, j, k);
-        sum.add(e * e);
-      },
-      Kokkos::Sum<ExactSum>(squared));
-  exec.parallelReduce(
-      patch.interior(),
-      KOKKOS_LAMBDA(int i, int j, int k, double& worst) {
-        using Kokkos::Experimental::fabs;
-        const double e = fabs(u(i, j, k) - p.product(i, j, k));
-        if (e > worst) worst = e;
-      },
-      Kokkos::Max<double>(largest));
-  newDW.put(SumVariable<double>(squared), m_squaredError, patch);
-  newDW.put(MaxVariable<double>(largest), m_maxError, patch);
+  // Added exactly, so that the norm's bits depend on nothing but the field;
+  // on a refined grid, over each level's cells no finer level covers.
+  const ErrorNorms norms = compositeErrorNorms(
+      exec, patch, u, KOKKOS_LAMBDA(int i, int j, int k) { return p.product(i, j, k); });
+  newDW.put(SumVariable<double>(norms.squared), m_squaredError, patch);
+  newDW.put(MaxVariable<double>(norms.largest), m_maxError, patch);
 }
 
 std::vector<std::pair<std::string, double>> Burgers::analysisResults(

@@ -27,6 +27,8 @@ class Burgers final : public Application {
   void scheduleComputeStableTimestep(const Level& level, Scheduler& sched) override;
   void scheduleTimeAdvance(const Level& level, Scheduler& sched) override;
   void scheduleAnalysis(const Level& level, Scheduler& sched) override;
+  void scheduleErrorEstimate(const Level& level, Scheduler& sched,
+                             const VarLabel* refineFlag) override;
 
   const VarLabel* stableTimestepLabel() const override { return m_delT; }
   std::vector<const VarLabel*> stateLabels() const override { return {m_u}; }
@@ -69,6 +71,7 @@ class Burgers final : public Application {
   const VarLabel* m_squaredError;
   const VarLabel* m_maxError;
   double m_viscosity = 0.01;
+  double m_refineThreshold = 0.05;  // tagging: the jump of u to a face neighbour
   std::int64_t m_numCells = 0;
 };
 

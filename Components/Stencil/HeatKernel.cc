@@ -1,7 +1,7 @@
 #include "Components/Stencil/HeatKernel.h"
 
 #include "CCA/Ports/ExecutionContext.h"
-#include "Components/Stencil/ErrorNorms.h"
+#include "CCA/Ports/ErrorNorms.h"
 
 #include <cmath>
 
@@ -155,8 +155,10 @@ void HeatKernel::applyBoundaryConditions(const PatchGroup& group, const CellArra
 void HeatKernel::computeErrors(const Patch& patch, const DataWarehouse& oldDW,
                                DataWarehouse& newDW, ExecutionContext& exec) const {
   const CellArray<const double> u = oldDW.get<double>(m_u, patch).array();
-  const ErrorNorms norms =
-      errorNorms(exec, patch.interior(), u, HeatSolutionAt(exactOn(patch.level()), oldDW.time()));
+  // The composite solution's error: on a refined grid, each level's cells
+  // that no finer level covers.
+  const ErrorNorms norms = compositeErrorNorms(
+      exec, patch, u, HeatSolutionAt(exactOn(patch.level()), oldDW.time()));
   newDW.put(SumVariable<double>(norms.squared), m_squaredError, patch);
   newDW.put(MaxVariable<double>(norms.largest), m_maxError, patch);
 }

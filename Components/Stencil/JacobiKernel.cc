@@ -1,7 +1,7 @@
 #include "Components/Stencil/JacobiKernel.h"
 
 #include "CCA/Ports/ExecutionContext.h"
-#include "Components/Stencil/ErrorNorms.h"
+#include "CCA/Ports/ErrorNorms.h"
 
 #include <cmath>
 

@@ -34,25 +34,6 @@ std::string text(const T& value) {
   return out.str();
 }
 
-// The cells of `wanted` (cells of some level whose domain is `domain`) that
-// `covering` leaves out, across periodic boundaries too.
-std::vector<Box> uncovered(const Box& wanted, const std::vector<Box>& covering,
-                           const IntVector& domain, const std::array<bool, 3>& periodic) {
-  std::vector<Box> rest{wanted};
-  for (const Box& box : covering) {
-    for (int iz = -1; iz <= 1; ++iz)
-      for (int iy = -1; iy <= 1; ++iy)
-        for (int ix = -1; ix <= 1; ++ix) {
-          const IntVector image{ix, iy, iz};
-          bool allowed = true;
-          for (int axis = 0; axis < 3; ++axis)
-            allowed = allowed && (image[axis] == 0 || periodic[axis]);
-          if (allowed) rest = difference(rest, box.shift(image * domain));
-        }
-  }
-  return rest;
-}
-
 }  // namespace
 
 AmrSpec AmrSpec::fromDeck(const ProblemSpec& amr, const LevelSpec& level0) {
@@ -72,6 +53,8 @@ AmrSpec AmrSpec::fromDeck(const ProblemSpec& amr, const LevelSpec& level0) {
   if (spec.nestingBuffer < 0) throw amr.errorAtValue("nesting_buffer", "must not be negative");
   spec.maxPatchSize = amr.get<int>("max_patch_size", largestPatch(level0));
   if (spec.maxPatchSize < 1) throw amr.errorAtValue("max_patch_size", "must be at least 1");
+  spec.buffer = amr.get<int>("buffer", spec.buffer);
+  if (spec.buffer < 0) throw amr.errorAtValue("buffer", "must not be negative");
 
   std::vector<ProblemSpec> sections;
   if (const auto regions = amr.findSection("regions")) {

@@ -8,6 +8,7 @@
 #include "Core/Grid/Box.h"
 #include "Core/Grid/Level.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct AmrSpec {
   int ratio = 2;          // the same along every axis
   int nestingBuffer = 1;  // cells of level l - 1 around level l inside level l - 1
   int maxPatchSize = 0;   // cells per axis of a finer level's patch; zero: level 0's largest
+  int buffer = 1;         // cells around a tagged cell that are refined with it
   std::vector<RefinedRegion> regions;  // in deck order
 
   // Reads and checks an `amr` section for a grid whose level 0 is `level0`:
@@ -36,6 +38,12 @@ struct AmrSpec {
   static AmrSpec fromDeck(const ProblemSpec& amr, const LevelSpec& level0);
 
   IntVector ratioVector() const { return IntVector::uniform(ratio); }
+  // Levels left to the component's tags at initialisation: more than one
+  // level and no fixed regions (TagClustering.h, docs/amr.md).
+  bool tagged() const { return maxLevels > 1 && regions.empty(); }
+  // The tiles tagged cells are refined in: cells of the level below per
+  // axis, so that each refines to one patch of max_patch_size cells.
+  IntVector tileCells() const { return IntVector::uniform(std::max(1, maxPatchSize / ratio)); }
   // The levels the regions make (at most maxLevels), level 0 included.
   int numLevels() const;
   // Level `level`'s regions, in its own cells, cut into patches.

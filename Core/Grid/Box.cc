@@ -39,6 +39,23 @@ std::vector<Box> difference(const std::vector<Box>& boxes, const Box& minus) {
   return rest;
 }
 
+std::vector<Box> uncovered(const Box& wanted, const std::vector<Box>& covering,
+                           const IntVector& domain, const std::array<bool, 3>& periodic) {
+  std::vector<Box> rest{wanted};
+  for (const Box& box : covering) {
+    for (int iz = -1; iz <= 1; ++iz)
+      for (int iy = -1; iy <= 1; ++iy)
+        for (int ix = -1; ix <= 1; ++ix) {
+          const IntVector image{ix, iy, iz};
+          bool allowed = true;
+          for (int axis = 0; axis < 3; ++axis)
+            allowed = allowed && (image[axis] == 0 || periodic[axis]);
+          if (allowed) rest = difference(rest, box.shift(image * domain));
+        }
+  }
+  return rest;
+}
+
 Box coarsen(const Box& b, const IntVector& ratio) {
   // Floor for the low corner and ceiling for the high one.
   IntVector lo, hi;

@@ -7,6 +7,7 @@
 
 #include <Kokkos_Macros.hpp>
 
+#include <array>
 #include <cstdint>
 #include <ostream>
 #include <vector>
@@ -82,6 +83,12 @@ class Box {
 std::vector<Box> difference(const Box& a, const Box& b);
 // The cells of `boxes` not in `minus`, as disjoint boxes.
 std::vector<Box> difference(const std::vector<Box>& boxes, const Box& minus);
+// The cells of `wanted` (cells of a level whose domain is [0, domain)) that
+// `covering` leaves out, where `covering` also covers its images one period
+// away along the `periodic` axes: what a region nested across a periodic
+// boundary misses.
+std::vector<Box> uncovered(const Box& wanted, const std::vector<Box>& covering,
+                           const IntVector& domain, const std::array<bool, 3>& periodic);
 
 // n / d rounded down, for cell indices (ghost and extra cells are negative).
 KOKKOS_INLINE_FUNCTION constexpr int floorDiv(int n, int d) {

@@ -20,6 +20,7 @@ Level& Grid::addRefinedLevel(const IntVector& ratio, std::vector<LevelRegion> re
   TESSERA_REQUIRE_THROWS(numLevels() > 0, "a refined level needs level 0 below it");
   m_levels.push_back(std::make_unique<Level>(numLevels(), *m_levels.back(), ratio,
                                              std::move(regions), numPatches()));
+  m_levels[m_levels.size() - 2]->m_finer = m_levels.back().get();
   return *m_levels.back();
 }
 

@@ -343,4 +343,19 @@ std::vector<Box> Level::coarseFineGhosts(const Patch& patch, int numGhost,
   return missing;
 }
 
+std::vector<Box> Level::compositeCells(const Patch& patch) const {
+  std::vector<Box> cells{patch.interior()};
+  if (m_finer == nullptr) return cells;
+  for (const LevelRegion& region : m_finer->regions())
+    cells = difference(cells, coarsen(region.cells, m_finer->refinementRatio()));
+  return cells;
+}
+
+double Level::cellVolumeFraction() const {
+  const Level* base = this;
+  while (base->coarser() != nullptr) base = base->coarser();
+  return static_cast<double>(base->resolution().product()) /
+         static_cast<double>(resolution().product());
+}
+
 }  // namespace tessera

@@ -69,6 +69,8 @@ class Level {
   // The level below, or null for level 0, and the ratio of this level's
   // cells to its cells per axis ({1, 1, 1} for level 0).
   const Level* coarser() const { return m_coarser; }
+  // The next finer level, or null for the finest (set when it is added).
+  const Level* finer() const { return m_finer; }
   const IntVector& refinementRatio() const { return m_ratio; }
   const std::vector<LevelRegion>& regions() const { return m_regions; }
   // True when the level's patches cover its whole domain (level 0 always).
@@ -126,6 +128,13 @@ class Level {
   std::vector<const Patch*> patchesNear(const Patch& patch, int distance) const;
   // The box a variable with `numGhost` layers around `patch` must cover.
   Box ghostedBox(const Patch& patch, int numGhost) const;
+  // The interior cells of `patch` that no finer level covers, as disjoint
+  // boxes: where the composite solution is this level's (under a finer
+  // level it holds the finer cells' averages).
+  std::vector<Box> compositeCells(const Patch& patch) const;
+  // The volume of one of the level's cells over that of a level-0 cell
+  // (exact: a power of two for ratios 2 and 4).
+  double cellVolumeFraction() const;
   // A region's cells plus the extra cells of its non-periodic domain faces
   // (level 0: extendedCellBox()).
   Box extendedRegionBox(int region) const;
@@ -137,6 +146,8 @@ class Level {
   int m_index;
   LevelSpec m_spec;
   const Level* m_coarser = nullptr;
+  const Level* m_finer = nullptr;  // Grid::addRefinedLevel sets it
+  friend class Grid;
   IntVector m_ratio{1, 1, 1};
   Vector3 m_spacing;
   int m_firstPatchId;

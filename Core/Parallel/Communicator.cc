@@ -101,4 +101,17 @@ std::vector<double> Communicator::allgather(double value) const {
   return all;
 }
 
+std::vector<int> Communicator::allgatherv(const std::vector<int>& values) const {
+  const int mine = static_cast<int>(values.size());
+  std::vector<int> counts(static_cast<std::size_t>(m_size));
+  TESSERA_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, m_comm));
+  std::vector<int> offsets(counts.size(), 0);
+  for (std::size_t r = 1; r < counts.size(); ++r)
+    offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<int> all(static_cast<std::size_t>(offsets.back() + counts.back()));
+  TESSERA_MPI_CHECK(MPI_Allgatherv(values.data(), mine, MPI_INT, all.data(), counts.data(),
+                                   offsets.data(), MPI_INT, m_comm));
+  return all;
+}
+
 }  // namespace tessera

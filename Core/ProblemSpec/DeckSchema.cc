@@ -67,6 +67,9 @@ Schema amrSchema() {
       .optional("max_patch_size", VT::Int,
                 "cells per axis of a refined level's patches at most (default level 0's)")
       .range("max_patch_size", 1)
+      .optional("buffer", VT::Int,
+                "cells around each tagged cell that its finer level covers too (default 1)")
+      .range("buffer", 0)
       .sectionMap("regions", region);
 }
 

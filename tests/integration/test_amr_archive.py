@@ -12,6 +12,8 @@ levels with outputs and checkpoints.
 - the same problem on 1 rank with another level-0 layout compares equal
   bitwise (layouts may differ, levels and regions may not), and a run with
   another level-2 region is "not comparable" (exit 2), naming the level;
+- a run whose levels the component tagged restarts from its checkpoint on
+  another rank count with the checkpoint's levels (its deck has none), bitwise;
 - tessera-inspect lists the levels and their regions, and its --stats of
   u@level2 are those of the level's cells; --line of u@level1 prints only
   the cells the level holds.
@@ -86,6 +88,19 @@ def run_checks(sus, deck, tools, work):
     compared = tool(tools, "tessera-compare", archive.path, work / "other")
     check("another level-2 region is not comparable (exit 2), naming level 2",
           compared.returncode == 2 and "level 2 differs" in compared.stdout, compared.stdout + compared.stderr)
+
+    tagged = ["grid.level.resolution=[16,16,16]", "amr.max_levels=3", "amr.max_patch_size=8",
+              "burgers.refine_threshold=0.04", "time.max_timesteps=6", "output.timestep_interval=3",
+              "checkpoint.timestep_interval=3", f"output.dir={work / 'tagged'}"]
+    first = run("tagged levels on 2 ranks, outputs and checkpoints", 2, tagged)
+    tagged_run = open_run(work / "tagged").path
+    again = run("its restart from timestep 3 on 1 rank", 1, [],
+                ["--restart", str(tagged_run), "--checkpoint", "3"], on=None)
+    compared = tool(tools, "tessera-compare", "--exact", tagged_run, work / "tagged")
+    check("the tagged run restarts with its checkpoint's levels, bitwise on every level",
+          compared.returncode == 0 and "timesteps 6" in compared.stdout and again.digests == first.digests
+          and set(first.digests) == {"u", "u@level1", "u@level2"},
+          f"{compared.stdout}{compared.stderr}{first.digests} vs {again.digests}")
 
     listing = tool(tools, "tessera-inspect", archive.path)
     check("tessera-inspect lists each level, its ratio and its regions",

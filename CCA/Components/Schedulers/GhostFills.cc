@@ -136,13 +136,15 @@ void GhostFills::performFills(const DetailedTask& task) {
           piece.sourceBox.shift(piece.offset),
           m_messages.receiveBuffer(message) + piece.byteOffset);
     }
-    if (!fill.coarseFineBoxes.empty()) fillFromCoarser(index, dw, *destination);
+    if (!fill.coarseFineBoxes.empty()) fillFromCoarser(index, task.id, dw, *destination);
     m_fillDone[static_cast<std::size_t>(index)] = true;
   }
 }
 
-void GhostFills::fillFromCoarser(int index, OnDemandDataWarehouse& dw,
+void GhostFills::fillFromCoarser(int index, int taskId, OnDemandDataWarehouse& dw,
                                  GridVariableBase& destination) {
+  // Its own span in a trace: the cross-level part of a fill.
+  const TraceScope traced(m_context.trace, "refine from coarser level", "comm", taskId);
   const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
   std::unique_ptr<GridVariableBase>& kept = m_buffers.staging[static_cast<std::size_t>(index)];
   if (!kept || kept->box() != fill.staging) kept = destination.cloneEmpty(fill.staging);

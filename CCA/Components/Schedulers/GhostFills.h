@@ -64,7 +64,7 @@ class GhostFills {
                                    const char* what) const;
   // The coarse-fine ghost cells of `fill` (GhostFill::coarseFineBoxes),
   // refined into `destination` from the coarse cells gathered for them.
-  void fillFromCoarser(int index, OnDemandDataWarehouse& dw, GridVariableBase& destination);
+  void fillFromCoarser(int index, int taskId, OnDemandDataWarehouse& dw, GridVariableBase& destination);
   // The task's averages from the finer level (CoarsenFill), into its patches' variables.
   void averageFromFiner(const DetailedTask& task);
   void makeEagerCopy(int index) const;

@@ -1,8 +1,31 @@
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
 
+#include <map>
 #include <string>
 
 namespace tessera {
+
+namespace {
+
+// What a message of cells carries, per variable and kind of piece: ghost
+// cells of the same level, coarse cells a finer level refines into its
+// ghost cells, or fine cells averaged for the level below (the edges
+// between levels).
+std::string cellsLabel(const Message& message) {
+  std::map<std::string, std::size_t> bytes;
+  for (const GhostPiece& piece : message.pieces) {
+    const char* kind = piece.toStaging  ? " to refine"
+                       : piece.averaged ? " averaged"
+                                        : " ghosts";
+    bytes[piece.label->name() + kind] += piece.bytes();
+  }
+  std::string label;
+  for (const auto& [what, count] : bytes)
+    label += (label.empty() ? "" : ", ") + what + " " + std::to_string(count) + " B";
+  return label.empty() ? std::to_string(message.bytes) + " B" : label;
+}
+
+}  // namespace
 
 namespace {
 std::string nodeName(int rank, int id) {
@@ -49,7 +72,7 @@ void writeGraphviz(std::ostream& out, const std::vector<CompiledGraph>& perRank)
       }
       const bool cells = message.kind == Message::Kind::Cells;
       const std::string label =
-          cells ? std::to_string(message.bytes) + " B"
+          cells ? cellsLabel(message)
                 : message.block.label->name() + " " + std::to_string(message.block.part.block) +
                       ", " + std::to_string(message.bytes) + " B";
       for (const std::string& source : sources) {

@@ -1,5 +1,6 @@
 #include "CCA/Components/SimulationController/SimulationController.h"
 
+#include "CCA/Components/SimulationController/InitialTagging.h"
 #include "CCA/Components/SimulationController/LevelScheduling.h"
 
 #include "CCA/Components/DataArchiver/DataArchiver.h"
@@ -11,6 +12,7 @@
 #include "CCA/Components/SimulationController/TraceFile.h"
 #include "CCA/Ports/LoadBalancer.h"
 #include "Core/Grid/Variables/BlockDigest.h"
+#include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/FieldDigest.h"
 #include "Core/Parallel/Agreement.h"
 #include "Core/Parallel/Communicator.h"
@@ -341,15 +343,6 @@ RunResult SimulationController::run(const RunOptions& options) {
   const auto balancer = makeLoadBalancer(
       balancerSpec ? balancerSpec->get<std::string>("type", "sfc") : "sfc",
       balancerSpec ? balancerSpec->get<std::string>("curve", "hilbert") : "hilbert");
-  const std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
-  const Level& level = grid.level(0);
-  m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
-             m_world.size(), " rank(s), load balancer ", balancer->name());
-  for (int l = 1; l < grid.numLevels(); ++l) {
-    m_log.info("level ", l, ": ", grid.level(l).numCells(), " cells of ",
-               grid.level(l).resolution(), " in ", grid.level(l).numPatches(), " patches, ",
-               grid.level(l).regions().size(), " region(s)");
-  }
 
   // Several modes (host,sync,async) take turns, one timestep each: a
   // benchmark's way to compare them under the same load of a shared machine.
@@ -373,6 +366,26 @@ RunResult SimulationController::run(const RunOptions& options) {
   if (schedulers.size() > 1)
     m_log.info("timesteps rotate over the schedulers ", schedulerType,
                " (initialisation and analysis run on ", sched.modeName(), ")");
+  // The levels a deck leaves to the component: tagged at initialisation,
+  // or on restart the checkpoint's.
+  const VarLabel* const refineFlag = labels.create<CCVariable<int>>("refineFlag");
+  if (const std::optional<AmrSpec> amr = amrSpecOf(m_deck, grid); amr && amr->tagged()) {
+    if (options.restart) {
+      addArchivedLevels(grid, options.restart->directory, options.restart->timestep, m_world, m_log);
+    } else {
+      addTaggedLevels(grid, *amr, m_deck.section("amr"), *app, sched, *balancer, refineFlag,
+                      control.initTime, m_world, m_log);
+    }
+  }
+  const std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
+  const Level& level = grid.level(0);
+  m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
+             m_world.size(), " rank(s), load balancer ", balancer->name());
+  for (int l = 1; l < grid.numLevels(); ++l) {
+    m_log.info("level ", l, ": ", grid.level(l).numCells(), " cells of ",
+               grid.level(l).resolution(), " in ", grid.level(l).numPatches(), " patches, ",
+               grid.level(l).regions().size(), " region(s)");
+  }
   // Tracing starts at the same moment on every rank, so that the ranks'
   // timelines line up: across nodes the moment after a barrier; on one
   // node, whose ranks read one monotonic clock, the earliest of those
@@ -560,7 +573,7 @@ RunResult SimulationController::run(const RunOptions& options) {
   if (trace) trace->setStep(-1);
   const TraceScope analysisTraced(mainTrack, "analysis and digests", "io");
   sched.beginGraph("analysis");
-  app->scheduleAnalysis(level, sched);
+  forEachLevel(grid, [&](const Level& each) { app->scheduleAnalysis(each, sched); });
   {
     // The report comes also without analysis tasks (a rate needs none).
     OnDemandDataWarehouse scratch("AnalysisDW", step, time, 0.0);

@@ -1,0 +1,126 @@
+#include "CCA/Components/SimulationController/InitialTagging.h"
+
+#include "CCA/Components/DataArchiver/ArchiveReader.h"
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Components/SimulationController/LevelScheduling.h"
+#include "Core/Grid/TagClustering.h"
+#include "Core/Grid/Variables/CCVariable.h"
+#include "Core/Parallel/Agreement.h"
+#include "Core/Parallel/Communicator.h"
+#include "Core/Util/Logger.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace tessera {
+
+namespace {
+
+// The tiles of this rank's patches of `level` that hold a tag, grown by the buffer.
+std::vector<IntVector> localTiles(const Level& level, const std::vector<int>& patchRanks,
+                                  const OnDemandDataWarehouse& dw, const VarLabel* refineFlag,
+                                  const AmrSpec& amr, int rank, std::int64_t& tagged) {
+  std::vector<IntVector> cells;
+  for (const Patch* patch : patchesOwnedBy(level, patchRanks, rank)) {
+    const auto flags = std::dynamic_pointer_cast<const CCVariable<int>>(
+        dw.findGridVariable(refineFlag, *patch));
+    TESSERA_REQUIRE_THROWS(flags != nullptr, "the tagging task left no '"
+                                                 << refineFlag->name() << "' on " << *patch);
+    patch->interior().forEachCell([&](const IntVector& cell) {
+      if ((*flags)(cell) != 0) cells.push_back(cell);
+    });
+  }
+  tagged += static_cast<std::int64_t>(cells.size());
+  return tilesOfTags(cells, amr.buffer, amr.tileCells(), level.resolution());
+}
+
+// Every rank's tiles, the same sorted list on every rank.
+std::vector<IntVector> allTiles(const std::vector<IntVector>& mine, const Level& level,
+                                const AmrSpec& amr, const Communicator& comm) {
+  std::vector<int> flat;
+  for (const IntVector& tile : mine)
+    flat.insert(flat.end(), {tile.x, tile.y, tile.z});
+  const std::vector<int> all = comm.allgatherv(flat);
+  // Tile indices back to cells (each tile's first), merged by tilesOfTags.
+  std::vector<IntVector> firsts;
+  for (std::size_t at = 0; at + 2 < all.size(); at += 3)
+    firsts.push_back(IntVector{all[at], all[at + 1], all[at + 2]} * amr.tileCells());
+  return tilesOfTags(firsts, 0, amr.tileCells(), level.resolution());
+}
+
+}  // namespace
+
+std::optional<AmrSpec> amrSpecOf(const ProblemSpec& deck, const Grid& grid) {
+  const std::optional<ProblemSpec> amr = deck.findSection("amr");
+  if (!amr) return std::nullopt;
+  return AmrSpec::fromDeck(*amr, grid.level(0).spec());
+}
+
+void addTaggedLevels(Grid& grid, const AmrSpec& amr, const ProblemSpec& amrSection,
+                     Application& app, GraphScheduler& sched, const LoadBalancer& balancer,
+                     const VarLabel* refineFlag, double initTime, const Communicator& comm,
+                     Logger& log) {
+  while (grid.numLevels() < amr.maxLevels) {
+    const Level& finest = grid.level(grid.numLevels() - 1);
+    const std::vector<int> patchRanks = balancer.assign(grid, comm.size());
+    sched.beginGraph("initialize and tag");
+    forEachLevel(grid, [&](const Level& each) { app.scheduleInitialize(each, sched); });
+    scheduleAveragingDown(grid, app.stateLabels(), sched);
+    const std::size_t before = sched.recordedGraph().numTasks();
+    app.scheduleErrorEstimate(finest, sched, refineFlag);
+    if (sched.recordedGraph().numTasks() == before) {
+      throw amrSection.errorAtValue(
+          "max_levels", "the component tags no cells (it has no scheduleErrorEstimate), so "
+                        "its levels above 0 need fixed amr.regions");
+    }
+    const CompiledGraph graph = sched.compile(grid, patchRanks);
+    OnDemandDataWarehouse oldDW("OldDW", 0, initTime, 0.0);
+    OnDemandDataWarehouse newDW("NewDW", 0, initTime, 0.0);
+    newDW.setGhostLayers(graph.ghostLayers);
+    sched.execute(graph, oldDW, newDW);
+
+    std::int64_t tagged = 0;
+    const std::vector<IntVector> mine =
+        agreeOn(comm, [&] { return localTiles(finest, patchRanks, newDW, refineFlag, amr, comm.rank(), tagged); });
+    const std::vector<IntVector> tiles = allTiles(mine, finest, amr, comm);
+    tagged = comm.allreduceSum(tagged);
+    const TaggedRegions next = regionsFromTiles(finest, tiles, amr.tileCells(), amr.ratio,
+                                                amr.nestingBuffer, amr.maxPatchSize);
+    if (next.regions.empty()) {
+      log.info("tagging: level ", finest.index(), " has ", tagged,
+               tagged == 0 ? " tagged cells: no finer level" : " tagged cells, in no tile that nests: no finer level");
+      break;
+    }
+    Level& added = grid.addRefinedLevel(amr.ratioVector(), next.regions);
+    log.info("tagging: ", tagged, " cells of level ", finest.index(), " tagged; level ",
+             added.index(), ": ", next.regions.size(), " tile(s) of ", amr.tileCells(),
+             " cells below, ", added.numCells(), " cells in ", added.numPatches(), " patches",
+             next.notNested > 0 ? ", " + std::to_string(next.notNested) +
+                                      " tile(s) left out (not nested in level " +
+                                      std::to_string(finest.index()) + ")"
+                                : std::string());
+  }
+}
+
+void addArchivedLevels(Grid& grid, const std::string& runDirectory, std::optional<int> timestep,
+                       const Communicator& comm, Logger& log) {
+  const ArchivedGrid archived = agreeOn(comm, [&] {
+    const ArchiveReader reader(runDirectory);
+    const std::vector<ArchiveEntry>& checkpoints = reader.index().checkpoints;
+    const auto entry = std::find_if(checkpoints.rbegin(), checkpoints.rend(), [&](const ArchiveEntry& e) {
+      return !timestep || e.timestep == *timestep;
+    });
+    // No such checkpoint: the restart itself says so, listing them.
+    return entry == checkpoints.rend() ? ArchivedGrid{} : reader.grid(*entry);
+  });
+  for (const ArchivedLevel& level : archived.finerLevels) {
+    std::vector<LevelRegion> regions;
+    for (std::size_t k = 0; k < level.regions.size(); ++k)
+      regions.push_back({level.regions[k], level.patches[k]});
+    grid.addRefinedLevel(level.refinementRatio, std::move(regions));
+  }
+  if (!archived.finerLevels.empty())
+    log.info("restart: ", archived.finerLevels.size(), " tagged level(s) from the checkpoint");
+}
+
+}  // namespace tessera

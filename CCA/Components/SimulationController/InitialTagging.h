@@ -1,0 +1,40 @@
+#pragma once
+// The levels of a refined run that the component's tags make, rather than
+// the deck's regions (docs/amr.md, "Tagging"): at initialisation, and from
+// a checkpoint on restart.
+
+#include "CCA/Components/Schedulers/GraphScheduler.h"
+#include "CCA/Ports/Application.h"
+#include "CCA/Ports/LoadBalancer.h"
+#include "Core/Grid/AmrSpec.h"
+#include "Core/Grid/Grid.h"
+
+#include <optional>
+#include <string>
+
+namespace tessera {
+
+class Communicator;
+class Logger;
+
+// The deck's amr section as an AmrSpec, or nullopt without one.
+std::optional<AmrSpec> amrSpecOf(const ProblemSpec& deck, const Grid& grid);
+
+// Grows `grid` (level 0 alone) level by level: the state is initialised on
+// the levels so far, the component tags the finest (scheduleErrorEstimate),
+// and the tiles around its tags (TagClustering.h) become the next level,
+// until amr.max_levels or a level without tags. The state made on the way
+// is dropped: the run initialises the final grid afresh. A component that
+// does not tag is a deck error naming amr.max_levels. Collective.
+void addTaggedLevels(Grid& grid, const AmrSpec& amr, const ProblemSpec& amrSection,
+                     Application& app, GraphScheduler& sched, const LoadBalancer& balancer,
+                     const VarLabel* refineFlag, double initTime, const Communicator& comm,
+                     Logger& log);
+
+// Grows `grid` (level 0 alone) to the hierarchy of the checkpoint a restart
+// of `runDirectory` reads (the one at `timestep`, else the newest): a
+// tagged run's levels are in its checkpoints, not in its deck. Collective.
+void addArchivedLevels(Grid& grid, const std::string& runDirectory, std::optional<int> timestep,
+                       const Communicator& comm, Logger& log);
+
+}  // namespace tessera

@@ -1,0 +1,39 @@
+#pragma once
+// From tagged cells to the regions of the next finer level, the tiled way
+// (Uintah's TiledRegridder, Parthenon's blocks): a level is cut into tiles
+// of a fixed size aligned at its first cell, and every tile that holds a
+// tagged cell, or lies within `buffer` cells of one, becomes a region of
+// the finer level. Tiles are chosen over Berger-Rigoutsos clustering
+// because a tile set depends only on the set of tagged cells (each rank
+// finds its patches' tiles, their union is the same whoever found them),
+// every region is one patch of a known size for the load balancer, and
+// nesting is a per-tile test. See docs/amr.md, "Tagging".
+
+#include "Core/Grid/IntVector.h"
+#include "Core/Grid/Level.h"
+
+#include <vector>
+
+namespace tessera {
+
+// The tiles (index: cell / tile per axis) of a level whose domain is
+// [0, domain) that hold a tagged cell grown by `buffer` cells (clipped to
+// the domain), sorted (z, then y, then x) and unique.
+std::vector<IntVector> tilesOfTags(const std::vector<IntVector>& tagged, int buffer,
+                                   const IntVector& tile, const IntVector& domain);
+
+struct TaggedRegions {
+  std::vector<LevelRegion> regions;  // in the finer level's cells, in tile order
+  int notNested = 0;                 // tiles left out (see regionsFromTiles)
+};
+
+// The regions of the level above `level`: each tile (clipped to the
+// domain) refined by `ratio`, cut into patches of at most `maxPatchSize`
+// cells per axis. A tile whose cells and `nestingBuffer` cells around them
+// (clipped at non-periodic faces, wrapped across periodic ones) `level`
+// does not all hold is left out and counted: the finer level must nest.
+TaggedRegions regionsFromTiles(const Level& level, const std::vector<IntVector>& tiles,
+                               const IntVector& tile, int ratio, int nestingBuffer,
+                               int maxPatchSize);
+
+}  // namespace tessera
