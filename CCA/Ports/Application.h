@@ -49,7 +49,10 @@ class Application {
   // False for components whose data are not on the grid (block variables
   // only): their decks may leave the grid section out.
   virtual bool usesGrid() const { return true; }
-  // Reads the component's parameters; may check the grid against them.
+  // Reads the component's parameters; may check the grid against them. It
+  // sees level 0 and the deck's fixed regions: levels the component tags
+  // (scheduleErrorEstimate) come later, so per-level state belongs in the
+  // schedule hooks, which every level reaches.
   virtual void problemSetup(const ProblemSpec& deck, Grid& grid) = 0;
 
   virtual void scheduleInitialize(const Level& level, Scheduler& sched) = 0;

@@ -28,6 +28,9 @@ void TaskBench::problemSetup(const ProblemSpec& deck, Grid& grid) {
   }
   if (level.periodic(0))
     throw levelSpec.errorAtValue("periodic", "the stencil_1d pattern has ends: x is not periodic");
+  // Its tasks are the pattern's points: one level of them.
+  if (grid.numLevels() > 1)
+    throw deck.section("amr").errorAtKey("regions", "the stencil_1d pattern runs on one level");
   m_width = level.resolution().x;
 }
 

@@ -471,10 +471,11 @@ TEST_F(TaskGraphTest, GraphvizHasAClusterPerRankAndDashedMessageEdges) {
   EXPECT_EQ(countOf(dot, "subgraph cluster_"), 2U) << dot;
   EXPECT_EQ(countOf(dot, "subgraph cluster_rank0 "), 1U) << dot;
   EXPECT_EQ(countOf(dot, "subgraph cluster_rank1 "), 1U) << dot;
-  // OldDW ghosts leave from the sender's warehouse, NewDW ghosts from A's tasks.
+  // OldDW ghosts leave from the sender's warehouse, NewDW ghosts from A's
+  // tasks; a label says what a message carries, per variable.
   const std::string oldBytes = std::to_string(perRank[0].receives[0].bytes);
   EXPECT_NE(dot.find("r1_oldDW -> r0_t" + std::to_string(nodeOf(perRank[0], "A", 0)) +
-                     " [style=dashed, label=\"" + oldBytes + " B\"]"),
+                     " [style=dashed, label=\"" + m_u->name() + " ghosts " + oldBytes + " B\"]"),
             std::string::npos)
       << dot;
   EXPECT_NE(dot.find("r0_t" + std::to_string(nodeOf(perRank[0], "A", 0)) + " -> r1_t" +

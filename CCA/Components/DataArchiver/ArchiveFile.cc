@@ -24,6 +24,16 @@
 
 namespace tessera {
 
+std::uint64_t digestOfText(const std::string& text) {
+  std::uint64_t digest = mix64(text.size());
+  for (std::size_t at = 0; at < text.size(); at += sizeof(std::uint64_t)) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, text.data() + at, std::min(sizeof(word), text.size() - at));
+    digest = mix64(digest ^ word);
+  }
+  return digest;
+}
+
 namespace {
 
 std::array<hsize_t, 3> zyx(const IntVector& v) {

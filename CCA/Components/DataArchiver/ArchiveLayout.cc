@@ -19,6 +19,15 @@ std::string regionPath(int level, int region) {
   return levelPath(level) + "/" + std::to_string(region);
 }
 
+H5Group openLevelGroup(hid_t file, const std::string& path, int level, int region) {
+  const std::string link = region < 0 ? levelPath(level) : regionPath(level, region);
+  if (!hasLink(file, kLevelsGroup) || !hasLink(file, levelPath(level)) ||
+      (region >= 0 && !hasLink(file, link))) {
+    throw InputError("'" + path + "' has no /" + link + " (a corrupt or truncated archive)");
+  }
+  return H5Group(H5Gopen2(file, link.c_str(), H5P_DEFAULT), "level group");
+}
+
 namespace {
 
 // What a restart takes from a file besides the data, in one canonical text:
@@ -112,14 +121,14 @@ void checkSameGrid(hid_t file, const std::string& path, const Grid& grid, std::i
   }
   for (int l = 1; l < grid.numLevels(); ++l) {
     const Level& finer = grid.level(l);
-    const H5Group group(H5Gopen2(file, levelPath(l).c_str(), H5P_DEFAULT), "level group");
+    const H5Group group = openLevelGroup(file, path, l);
     const std::string which = "level " + std::to_string(l);
     if (readIntVectorAttribute(group.get(), "refinement_ratio") != finer.refinementRatio())
       differs(which + "'s refinement ratio");
     if (readIntAttribute(group.get(), "regions") != static_cast<std::int64_t>(finer.regions().size()))
       differs(which + "'s number of regions");
     for (int k = 0; k < static_cast<int>(finer.regions().size()); ++k) {
-      const H5Group region(H5Gopen2(file, regionPath(l, k).c_str(), H5P_DEFAULT), "region group");
+      const H5Group region = openLevelGroup(file, path, l, k);
       const Box stored(readIntVectorAttribute(region.get(), "cells_lo"),
                        readIntVectorAttribute(region.get(), "cells_hi"));
       if (stored != finer.regions()[static_cast<std::size_t>(k)].cells)
@@ -167,15 +176,5 @@ std::vector<RegionData> regionsOf(const Grid& grid, const std::vector<int>& patc
   return all;
 }
 
-
-std::uint64_t digestOfText(const std::string& text) {
-  std::uint64_t digest = mix64(text.size());
-  for (std::size_t at = 0; at < text.size(); at += sizeof(std::uint64_t)) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, text.data() + at, std::min(sizeof(word), text.size() - at));
-    digest = mix64(digest ^ word);
-  }
-  return digest;
-}
 
 }  // namespace tessera

@@ -5,6 +5,7 @@
 
 #include "CCA/Components/DataArchiver/ArchiveFile.h"
 #include "Core/Grid/Grid.h"
+#include "Core/IO/H5Handle.h"
 
 #include <hdf5.h>
 
@@ -26,6 +27,11 @@ std::string blockPath(const VarLabel* label);
 // dataset per cell variable over the region's cells plus its extra cells.
 std::string levelPath(int level);
 std::string regionPath(int level, int region);
+
+// The group of a finer level (region < 0) or of one of its regions in the
+// file at `path`; an InputError naming both when the file has none (a
+// corrupt or truncated archive).
+H5Group openLevelGroup(hid_t file, const std::string& path, int level, int region = -1);
 
 // The root attributes: the step, level 0's grid, the number of levels, and
 // the checksum of what a restart takes from them.

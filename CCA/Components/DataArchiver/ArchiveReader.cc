@@ -67,30 +67,31 @@ std::string levelName(const std::string& name, int level) {
   return level == 0 ? name : name + "@level" + std::to_string(level);
 }
 
-
-
 std::vector<std::string> linksIn(hid_t group) {
   std::vector<std::string> names;
   TESSERA_HDF5_CHECK(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names));
   return names;
 }
 
-// The finer levels of an output file (none before format 3, or without any).
+// The finer levels of an output file: its `levels` attribute less level 0
+// (none before format 3).
 int finerLevelsIn(hid_t file) {
-  if (!hasLink(file, kLevelsGroup)) return 0;
-  const H5Group levels(H5Gopen2(file, kLevelsGroup, H5P_DEFAULT), "group");
-  return static_cast<int>(linksIn(levels.get()).size());
+  return H5Aexists(file, "levels") > 0 ? static_cast<int>(readIntAttribute(file, "levels")) - 1 : 0;
 }
 
-ArchivedLevel readLevel(hid_t file, int level) {
-  const H5Group group(H5Gopen2(file, levelPath(level).c_str(), H5P_DEFAULT), "level group");
+ArchivedLevel readLevel(hid_t file, const std::string& path, int level) {
+  const H5Group group = openLevelGroup(file, path, level);
   ArchivedLevel found;
   found.refinementRatio = readIntVectorAttribute(group.get(), "refinement_ratio");
   found.resolution = readIntVectorAttribute(group.get(), "resolution");
   found.spacing = readVector3Attribute(group.get(), "spacing");
   const std::int64_t regions = readIntAttribute(group.get(), "regions");
+  if (regions < 1) {
+    throw InputError("'" + path + "': level " + std::to_string(level) + " has " +
+                     std::to_string(regions) + " regions (a corrupt archive)");
+  }
   for (int k = 0; k < regions; ++k) {
-    const H5Group region(H5Gopen2(file, regionPath(level, k).c_str(), H5P_DEFAULT), "region group");
+    const H5Group region = openLevelGroup(file, path, level, k);
     found.regions.emplace_back(readIntVectorAttribute(region.get(), "cells_lo"),
                                readIntVectorAttribute(region.get(), "cells_hi"));
     found.patches.push_back(readIntVectorAttribute(region.get(), "patches"));
@@ -122,6 +123,31 @@ IntVector sizeOf(hid_t dataset, bool block, const std::string& file, const std::
                            static_cast<int>(dims[0])};
 }
 
+// The dataset of `name` in each region of a finer level, where it starts,
+// and the box around them all.
+struct RegionPiece {
+  H5Dataset dataset;
+  IntVector lo, size;
+};
+std::vector<RegionPiece> levelPieces(hid_t h5, const std::string& file, const std::string& name,
+                                     int level, const std::string& variable, Box& around) {
+  if (level > finerLevelsIn(h5)) throw InputError("'" + file + "' has no level " + std::to_string(level));
+  const ArchivedLevel shape = readLevel(h5, file, level);
+  std::vector<RegionPiece> pieces;
+  for (std::size_t k = 0; k < shape.regions.size(); ++k) {
+    const H5Group region = openLevelGroup(h5, file, level, static_cast<int>(k));
+    const std::string link = regionPath(level, static_cast<int>(k)) + "/" + name;
+    if (!hasLink(h5, link)) throw InputError("'" + file + "' has no variable '" + variable + "'");
+    H5Dataset dataset(H5Dopen2(h5, link.c_str(), H5P_DEFAULT), "dataset");
+    const IntVector lo = readIntVectorAttribute(region.get(), "index_lo");
+    const IntVector size = sizeOf(dataset.get(), false, file, variable);
+    const Box box(lo, lo + size);
+    around = k == 0 ? box : Box(min(around.lo(), box.lo()), max(around.hi(), box.hi()));
+    pieces.push_back({std::move(dataset), lo, size});
+  }
+  return pieces;
+}
+
 }  // namespace
 
 std::vector<ArchivedVariableInfo> ArchiveReader::describe(const ArchiveEntry& entry) const {
@@ -139,10 +165,12 @@ std::vector<ArchivedVariableInfo> ArchiveReader::describe(const ArchiveEntry& en
   // A finer level's variable: named after the level, sized by the box
   // around its regions.
   for (int l = 1; l <= finerLevelsIn(h5.get()); ++l) {
-    const H5Group first(H5Gopen2(h5.get(), regionPath(l, 0).c_str(), H5P_DEFAULT), "group");
+    const H5Group first = openLevelGroup(h5.get(), file, l, 0);
     for (const std::string& name : linksIn(first.get())) {
-      const ArchivedVariable whole = read(entry, levelName(name, l));
-      found.push_back({whole.name, whole.valueType, false, whole.size});
+      Box around;
+      const std::vector<RegionPiece> pieces = levelPieces(h5.get(), file, name, l, levelName(name, l), around);
+      found.push_back({levelName(name, l), readStringAttribute(pieces.front().dataset.get(), "value_type"),
+                       false, around.size()});
     }
   }
   if (hasLink(h5.get(), kBlockGroup)) {
@@ -171,7 +199,7 @@ ArchivedGrid ArchiveReader::grid(const ArchiveEntry& entry) const {
   grid.extraCells = readIntVectorAttribute(file.get(), "extra_cells");
   grid.patches = readIntVectorAttribute(file.get(), "patches");
   for (int l = 1; l <= finerLevelsIn(file.get()); ++l)
-    grid.finerLevels.push_back(readLevel(file.get(), l));
+    grid.finerLevels.push_back(readLevel(file.get(), path(entry), l));
   return grid;
 }
 
@@ -196,39 +224,20 @@ std::size_t cellsOf(const IntVector& size) {
 // A finer level's variable: every region's dataset placed in the box around them.
 ArchivedVariable readFinerLevel(hid_t h5, const std::string& file, const std::string& name,
                                 int level, const std::string& variable) {
-  if (level > finerLevelsIn(h5))
-    throw InputError("'" + file + "' has no level " + std::to_string(level));
-  const ArchivedLevel shape = readLevel(h5, level);
-  struct Piece {
-    H5Dataset dataset;
-    IntVector lo, size;
-  };
-  std::vector<Piece> pieces;
-  std::optional<Box> around;
-  for (std::size_t k = 0; k < shape.regions.size(); ++k) {
-    const std::string group = regionPath(level, static_cast<int>(k));
-    const std::string link = group + "/" + name;
-    if (!hasLink(h5, link)) throw InputError("'" + file + "' has no variable '" + variable + "'");
-    const H5Group region(H5Gopen2(h5, group.c_str(), H5P_DEFAULT), "region group");
-    H5Dataset dataset(H5Dopen2(h5, link.c_str(), H5P_DEFAULT), "dataset");
-    const IntVector lo = readIntVectorAttribute(region.get(), "index_lo");
-    const IntVector size = sizeOf(dataset.get(), false, file, variable);
-    const Box box(lo, lo + size);
-    around = around ? Box(min(around->lo(), box.lo()), max(around->hi(), box.hi())) : box;
-    pieces.push_back({std::move(dataset), lo, size});
-  }
+  Box around;
+  const std::vector<RegionPiece> pieces = levelPieces(h5, file, name, level, variable, around);
   ArchivedVariable result;
   result.name = variable;
   result.level = level;
-  result.indexLo = around->lo();
-  result.size = around->size();
+  result.indexLo = around.lo();
+  result.size = around.size();
   result.valueType = readStringAttribute(pieces.front().dataset.get(), "value_type");
   const hid_t type = hdf5ValueType(result.valueType);
   const std::size_t bytes = H5Tget_size(type);
   result.values.assign(cellsOf(result.size), std::numeric_limits<double>::quiet_NaN());
   result.raw.assign(result.values.size() * bytes, 0);
   result.covered.assign(result.values.size(), 0);
-  for (const Piece& piece : pieces) {
+  for (const RegionPiece& piece : pieces) {
     std::vector<double> values(cellsOf(piece.size));
     std::vector<std::uint8_t> raw;
     readDataset(piece.dataset, type, file, variable, values, raw);
@@ -277,10 +286,7 @@ std::vector<ArchiveReader::Reduction> ArchiveReader::reductions(const ArchiveEnt
   std::vector<Reduction> found;
   if (!hasLink(h5.get(), kReductionGroup)) return found;
   const H5Group group(H5Gopen2(h5.get(), kReductionGroup, H5P_DEFAULT), "group");
-  std::vector<std::string> names;
-  TESSERA_HDF5_CHECK(
-      H5Literate(group.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names));
-  for (const std::string& name : names) {
+  for (const std::string& name : linksIn(group.get())) {
     const H5Dataset dataset(H5Dopen2(group.get(), name.c_str(), H5P_DEFAULT), "dataset");
     const hid_t type = hdf5ValueType(readStringAttribute(dataset.get(), "value_type"));
     Reduction reduction{name, 0.0, std::vector<std::uint8_t>(H5Tget_size(type))};

@@ -1,5 +1,7 @@
 #include "CCA/Components/DataArchiver/XdmfWriter.h"
 
+#include "CCA/Components/DataArchiver/ArchiveLayout.h"
+
 #include <iomanip>
 #include <sstream>
 
@@ -64,7 +66,7 @@ std::string xdmfGrid(const Grid& grid, const ArchiveEntry& output, const std::ve
     for (int k = 0; k < static_cast<int>(level.regions().size()); ++k) {
       uniformGrid(out, "level " + std::to_string(l) + " region " + std::to_string(k), "      ", level,
                   level.extendedRegionBox(k), output,
-                  "levels/" + std::to_string(l) + "/" + std::to_string(k) + "/", variables, false);
+                  regionPath(l, k) + "/", variables, false);
     }
   }
   out << "    </Grid>\n";

@@ -56,8 +56,18 @@ std::optional<AmrSpec> amrSpecOf(const ProblemSpec& deck, const Grid& grid) {
   return AmrSpec::fromDeck(*amr, grid.level(0).spec());
 }
 
-void addTaggedLevels(Grid& grid, const AmrSpec& amr, const ProblemSpec& amrSection,
-                     Application& app, GraphScheduler& sched, const LoadBalancer& balancer,
+void requireTagging(Application& app, const Grid& grid, const ProblemSpec& amrSection,
+                    GraphScheduler& sched, const VarLabel* refineFlag) {
+  sched.beginGraph("tagging");
+  app.scheduleErrorEstimate(grid.level(0), sched, refineFlag);
+  if (sched.recordedGraph().empty()) {
+    throw amrSection.errorAtValue(
+        "max_levels", "the component tags no cells (it has no scheduleErrorEstimate), so "
+                      "its levels above 0 need fixed amr.regions");
+  }
+}
+
+void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphScheduler& sched, const LoadBalancer& balancer,
                      const VarLabel* refineFlag, double initTime, const Communicator& comm,
                      Logger& log) {
   while (grid.numLevels() < amr.maxLevels) {
@@ -66,13 +76,7 @@ void addTaggedLevels(Grid& grid, const AmrSpec& amr, const ProblemSpec& amrSecti
     sched.beginGraph("initialize and tag");
     forEachLevel(grid, [&](const Level& each) { app.scheduleInitialize(each, sched); });
     scheduleAveragingDown(grid, app.stateLabels(), sched);
-    const std::size_t before = sched.recordedGraph().numTasks();
     app.scheduleErrorEstimate(finest, sched, refineFlag);
-    if (sched.recordedGraph().numTasks() == before) {
-      throw amrSection.errorAtValue(
-          "max_levels", "the component tags no cells (it has no scheduleErrorEstimate), so "
-                        "its levels above 0 need fixed amr.regions");
-    }
     const CompiledGraph graph = sched.compile(grid, patchRanks);
     OnDemandDataWarehouse oldDW("OldDW", 0, initTime, 0.0);
     OnDemandDataWarehouse newDW("NewDW", 0, initTime, 0.0);
@@ -104,14 +108,22 @@ void addTaggedLevels(Grid& grid, const AmrSpec& amr, const ProblemSpec& amrSecti
 
 void addArchivedLevels(Grid& grid, const std::string& runDirectory, std::optional<int> timestep,
                        const Communicator& comm, Logger& log) {
+  // The checkpoints in the order a restart tries them (DataArchiver::restore):
+  // the one asked for, else the newest whose hierarchy can be read.
   const ArchivedGrid archived = agreeOn(comm, [&] {
     const ArchiveReader reader(runDirectory);
     const std::vector<ArchiveEntry>& checkpoints = reader.index().checkpoints;
-    const auto entry = std::find_if(checkpoints.rbegin(), checkpoints.rend(), [&](const ArchiveEntry& e) {
-      return !timestep || e.timestep == *timestep;
-    });
-    // No such checkpoint: the restart itself says so, listing them.
-    return entry == checkpoints.rend() ? ArchivedGrid{} : reader.grid(*entry);
+    for (auto entry = checkpoints.rbegin(); entry != checkpoints.rend(); ++entry) {
+      if (timestep && entry->timestep != *timestep) continue;
+      try {
+        return reader.grid(*entry);
+      } catch (const Error& unreadable) {
+        log.warning("restart: cannot read the levels of ", runDirectory, "/", entry->file, " (",
+                    unreadable.what(), ")");
+      }
+    }
+    // None: the restart itself says why, listing the checkpoints.
+    return ArchivedGrid{};
   });
   for (const ArchivedLevel& level : archived.finerLevels) {
     std::vector<LevelRegion> regions;

@@ -20,14 +20,18 @@ class Logger;
 // The deck's amr section as an AmrSpec, or nullopt without one.
 std::optional<AmrSpec> amrSpecOf(const ProblemSpec& deck, const Grid& grid);
 
+// A deck that leaves its levels to the component's tags needs a component
+// that tags: the deck error naming amr.max_levels otherwise. Records into
+// `sched` (any scheduler; nothing runs).
+void requireTagging(Application& app, const Grid& grid, const ProblemSpec& amrSection,
+                    GraphScheduler& sched, const VarLabel* refineFlag);
+
 // Grows `grid` (level 0 alone) level by level: the state is initialised on
 // the levels so far, the component tags the finest (scheduleErrorEstimate),
 // and the tiles around its tags (TagClustering.h) become the next level,
 // until amr.max_levels or a level without tags. The state made on the way
-// is dropped: the run initialises the final grid afresh. A component that
-// does not tag is a deck error naming amr.max_levels. Collective.
-void addTaggedLevels(Grid& grid, const AmrSpec& amr, const ProblemSpec& amrSection,
-                     Application& app, GraphScheduler& sched, const LoadBalancer& balancer,
+// is dropped: the run initialises the final grid afresh. Collective.
+void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphScheduler& sched, const LoadBalancer& balancer,
                      const VarLabel* refineFlag, double initTime, const Communicator& comm,
                      Logger& log);
 

@@ -317,6 +317,12 @@ void SimulationController::validate() const {
     const CompiledGraph graph = host->compile(grid, loadBalancer->assign(grid, 1));
     checkExplicitTile(scheduler, host->options().tiling, graph);
   }
+  if (const std::optional<AmrSpec> amr = amrSpecOf(m_deck, grid); amr && amr->tagged()) {
+    const Communicator self = Communicator::borrow(MPI_COMM_SELF);
+    const auto host = makeScheduler("host", self, schedulerOptions(scheduler));
+    requireTagging(*app, grid, m_deck.section("amr"), *host,
+                   labels.create<CCVariable<int>>("refineFlag"));
+  }
   // The archiver checks its own sections: intervals, and the names to save.
   DataArchiver(m_deck, DataArchiver::defaultBase(m_deck.file(), ""), m_world, m_log)
       .savedLabels(labels, app->stateLabels());
@@ -368,13 +374,13 @@ RunResult SimulationController::run(const RunOptions& options) {
                " (initialisation and analysis run on ", sched.modeName(), ")");
   // The levels a deck leaves to the component: tagged at initialisation,
   // or on restart the checkpoint's.
-  const VarLabel* const refineFlag = labels.create<CCVariable<int>>("refineFlag");
   if (const std::optional<AmrSpec> amr = amrSpecOf(m_deck, grid); amr && amr->tagged()) {
     if (options.restart) {
       addArchivedLevels(grid, options.restart->directory, options.restart->timestep, m_world, m_log);
     } else {
-      addTaggedLevels(grid, *amr, m_deck.section("amr"), *app, sched, *balancer, refineFlag,
-                      control.initTime, m_world, m_log);
+      addTaggedLevels(grid, *amr, *app, sched, *balancer,
+                      labels.create<CCVariable<int>>("refineFlag"), control.initTime, m_world,
+                      m_log);
     }
   }
   const std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
