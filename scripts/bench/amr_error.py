@@ -4,11 +4,11 @@ needs to reach the uniform fine grid's error with a fixed fine region, to
 t = 0.05, for 1 and 2 ranks (each on one core), in the async mode, median
 and best of --runs interleaved rounds:
 
-  - uniform coarse: 32^3;
-  - uniform fine: 64^3;
-  - composite: 32^3 and a level 1 over the corner [0, 0.625)^3 where the
-    fronts meet the large values (20^3 coarse cells refined: 34 % of the
-    fine grid's cells in all).
+  - uniform coarse: 64^3 (4^3 patches);
+  - uniform fine: 128^3 (4^3 patches);
+  - composite: 64^3 and a level 1 over the corner [0, 0.625)^3 where the
+    fronts meet the large values (40^3 coarse cells refined, in 3^3
+    patches: 34 % of the fine grid's cells in all).
 
 Reports each run's time loop (sus's "wall time") and its L2 and max errors
 against the exact solution (the composite solution's, docs/amr.md
@@ -28,10 +28,10 @@ from benchlib import ROOT, bar_positions, mpirun, parser, pyplot, write_results
 
 DECK = ROOT / "inputs" / "Burgers" / "burgers.yaml"
 CASES = {
-    "uniform coarse": ["grid.level.resolution=[32,32,32]", "grid.level.patches=[2,2,2]"],
-    "uniform fine": ["grid.level.resolution=[64,64,64]", "grid.level.patches=[4,4,4]"],
-    "composite": ["grid.level.resolution=[32,32,32]", "grid.level.patches=[2,2,2]", "amr.max_levels=2",
-                  "amr.max_patch_size=16", "amr.regions.fronts={level: 1, low: [0, 0, 0], high: [20, 20, 20]}"],
+    "uniform coarse": ["grid.level.resolution=[64,64,64]", "grid.level.patches=[4,4,4]"],
+    "uniform fine": ["grid.level.resolution=[128,128,128]", "grid.level.patches=[4,4,4]"],
+    "composite": ["grid.level.resolution=[64,64,64]", "grid.level.patches=[4,4,4]", "amr.max_levels=2",
+                  "amr.max_patch_size=32", "amr.regions.fronts={level: 1, low: [0, 0, 0], high: [40, 40, 40]}"],
 }
 
 

@@ -19,6 +19,17 @@ def mpirun(ranks, bind="none"):
     return command
 
 
+def require_programs(build, programs):
+    """Exits naming the build command when one of `programs` is missing from
+    build/StandAlone: the benchmarks' own programs are not in the default
+    build (`cmake --build BUILD --target bench-tools` makes them all)."""
+    missing = [p for p in programs if not (pathlib.Path(build) / "StandAlone" / p).exists()]
+    if missing:
+        raise SystemExit(f"{', '.join(missing)} not found in {build}/StandAlone: build them first "
+                         f"(cmake --build {build} --target {' '.join(missing)}, or --target bench-tools "
+                         "for every benchmark program)")
+
+
 def parser(doc, runs=5):
     """An argument parser with --build, --deck, --runs and --out."""
     result = argparse.ArgumentParser(description=doc,

@@ -15,7 +15,7 @@ import os
 import statistics
 import subprocess
 
-from benchlib import parser
+from benchlib import parser, require_programs
 
 THREADS = [1, 2]
 
@@ -33,6 +33,7 @@ def main():
     args_parser.add_argument("--cells", type=int, default=128)
     args_parser.add_argument("--repeat", type=int, default=7)
     args = args_parser.parse_args()
+    require_programs(args.build, ["tessera-sum-bench"])
     samples = {t: [] for t in THREADS}
     for _ in range(args.runs):
         for threads in THREADS:

@@ -248,7 +248,7 @@ def main():
     for program in programs:
         if not (args.build / "StandAlone" / program).exists():
             sys.exit(f"{args.build / 'StandAlone' / program} not found: build it first "
-                     f"(cmake --build {args.build} --target {' '.join(programs)}; "
+                     f"(cmake --build {args.build} --target {' '.join(programs)}, or bench-tools; "
                      "gemm-scalapack needs libscalapack-openmpi-dev: scripts/install-deps --bench)")
     if tessera and not args.deck.exists():
         sys.exit(f"{args.deck} not found: sus's gemm deck is missing "

@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import sys
 
-from benchlib import mpirun, parser
+from benchlib import mpirun, parser, require_programs
 LAYOUTS = [16, 32]
 
 
@@ -37,6 +37,7 @@ def compile_ms(build, deck, per_axis):
 
 def main():
     args = parser(__doc__).parse_args()
+    require_programs(args.build, ["sus", "tessera-compile-bench"])
     samples = {n: [] for n in LAYOUTS}
     for _ in range(args.runs):
         for n in LAYOUTS:

@@ -342,7 +342,7 @@ def main():
         if not (args.build / "StandAlone" / program).exists():
             sys.exit(f"{args.build / 'StandAlone' / program} not found: build it first "
                      f"(cmake --build {args.build} --target sus heat-reference stream-triad "
-                     "prk-reference)")
+                     "prk-reference, or bench-tools)")
 
     heat_keys = [(core, n, p, r, name) for core in cores for n, p in cases for r in radii
                  for name in REFERENCES + MODES]
