@@ -17,6 +17,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -132,14 +133,18 @@ class ExecutionContext {
         [&](const auto& space) { tessera::parallelForBoxes(m_label, space, boxes, count, body); });
   }
 
-  // body(i, j, k) for every extra cell of `group` (beyond each face with a
-  // boundary condition, edges and corners too), in one launch: where a
-  // component's boundary values go. Where faces meet, body runs for both.
+  // body(i, j, k) for every extra cell of `group` beyond the faces `which`
+  // (default all six) that have a boundary condition, edges and corners of
+  // those faces too, in one launch: where a component's boundary values go.
+  // Where faces meet, body runs for both.
   template <class Body>
-  void parallelForExtraCells(const PatchGroup& group, const Body& body) {
+  void parallelForExtraCells(const PatchGroup& group, const Body& body,
+                             std::initializer_list<Face> which = {Face::XMinus, Face::XPlus,
+                                                                  Face::YMinus, Face::YPlus,
+                                                                  Face::ZMinus, Face::ZPlus}) {
     Kokkos::Array<Box, 6> faces;
     int count = 0;
-    for (const Face face : allFaces())
+    for (const Face face : which)
       if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
     parallelForBoxes(faces, count, body);
   }

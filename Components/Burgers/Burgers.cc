@@ -273,15 +273,9 @@ void Burgers::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW, D
 void Burgers::applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
                                       const PhiTables& phi, ExecutionContext& exec,
                                       std::initializer_list<Face> which) const {
-  Kokkos::Array<Box, 6> faces;
-  int count = 0;
-  for (const Face face : which) {
-    if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
-  }
-  // All faces in one launch; where face boxes meet (edges, corners) both
-  // write the same value.
-  exec.parallelForBoxes(
-      faces, count, KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = phi.product(i, j, k); });
+  // Where face boxes meet (edges, corners) both write the same value.
+  exec.parallelForExtraCells(
+      group, KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = phi.product(i, j, k); }, which);
 }
 
 void Burgers::computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,

@@ -142,14 +142,9 @@ void HeatKernel::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW
 void HeatKernel::applyBoundaryConditions(const PatchGroup& group, const CellArray<double>& u,
                                          double t, ExecutionContext& exec,
                                          std::initializer_list<Face> which) const {
-  Kokkos::Array<Box, 6> faces;
-  int count = 0;
-  for (const Face face : which) {
-    if (group.hasBoundaryCondition(face)) faces[count++] = group.extraCellBox(face);
-  }
   const HeatSolutionAt exact(exactOn(group.level()), t);
-  exec.parallelForBoxes(faces, count,
-                        KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact(i, j, k); });
+  exec.parallelForExtraCells(
+      group, KOKKOS_LAMBDA(int i, int j, int k) { u(i, j, k) = exact(i, j, k); }, which);
 }
 
 void HeatKernel::computeErrors(const Patch& patch, const DataWarehouse& oldDW,

@@ -145,6 +145,15 @@ AmrSpec AmrSpec::fromDeck(const ProblemSpec& amr, const LevelSpec& level0) {
   return spec;
 }
 
+IntVector patchLayoutFor(const Box& fineCells, int ratio, int maxPatchSize) {
+  IntVector patches;
+  for (int axis = 0; axis < 3; ++axis) {
+    const int fine = fineCells.size()[axis];
+    patches[axis] = std::min((fine + maxPatchSize - 1) / maxPatchSize, fine / ratio);
+  }
+  return patches;
+}
+
 int AmrSpec::numLevels() const {
   int levels = 1;
   for (const RefinedRegion& r : regions)
@@ -158,12 +167,8 @@ std::vector<LevelRegion> AmrSpec::levelRegions(int level) const {
     if (r.level != level) continue;
     LevelRegion region;
     region.cells = refine(r.coarseCells, ratioVector());
-    region.patches = r.patches;
-    for (int axis = 0; axis < 3 && r.patches == IntVector{}; ++axis) {
-      const int fine = region.cells.size()[axis];
-      region.patches[axis] =
-          std::min((fine + maxPatchSize - 1) / maxPatchSize, r.coarseCells.size()[axis]);
-    }
+    region.patches =
+        r.patches != IntVector{} ? r.patches : patchLayoutFor(region.cells, ratio, maxPatchSize);
     cut.push_back(region);
   }
   return cut;

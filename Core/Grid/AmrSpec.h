@@ -23,6 +23,11 @@ struct RefinedRegion {
   IntVector patches{};  // per axis; zero: from max_patch_size
 };
 
+// The patches along each axis of a finer level's region of `fineCells`
+// (whole cells of the level below, `ratio` fine cells each): as many as keep
+// each under `maxPatchSize` fine cells, never fewer than one coarse cell each.
+IntVector patchLayoutFor(const Box& fineCells, int ratio, int maxPatchSize);
+
 struct AmrSpec {
   int maxLevels = 1;
   int ratio = 2;          // the same along every axis

@@ -1,5 +1,7 @@
 #include "Core/Grid/TagClustering.h"
 
+#include "Core/Grid/AmrSpec.h"
+
 #include <algorithm>
 #include <tuple>
 
@@ -36,6 +38,10 @@ std::vector<IntVector> tilesOfTags(const std::vector<IntVector>& tagged, int buf
         for (int i = first.x; i <= last.x; ++i)
           tiles.push_back({i, j, k});
   }
+  return uniqueTiles(std::move(tiles));
+}
+
+std::vector<IntVector> uniqueTiles(std::vector<IntVector> tiles) {
   std::sort(tiles.begin(), tiles.end(), zyxLess);
   tiles.erase(std::unique(tiles.begin(), tiles.end()), tiles.end());
   return tiles;
@@ -61,13 +67,8 @@ TaggedRegions regionsFromTiles(const Level& level, const std::vector<IntVector>&
       ++result.notNested;
       continue;
     }
-    LevelRegion region;
-    region.cells = refine(cells, IntVector::uniform(ratio));
-    for (int axis = 0; axis < 3; ++axis) {
-      const int fine = region.cells.size()[axis];
-      region.patches[axis] = std::min((fine + maxPatchSize - 1) / maxPatchSize, cells.size()[axis]);
-    }
-    result.regions.push_back(region);
+    const Box fine = refine(cells, IntVector::uniform(ratio));
+    result.regions.push_back({fine, patchLayoutFor(fine, ratio, maxPatchSize)});
   }
   return result;
 }

@@ -22,6 +22,10 @@ namespace tessera {
 std::vector<IntVector> tilesOfTags(const std::vector<IntVector>& tagged, int buffer,
                                    const IntVector& tile, const IntVector& domain);
 
+// `tiles` sorted (z, then y, then x) without repeats: the union of the
+// tiles several ranks found, the same whatever their order.
+std::vector<IntVector> uniqueTiles(std::vector<IntVector> tiles);
+
 struct TaggedRegions {
   std::vector<LevelRegion> regions;  // in the finer level's cells, in tile order
   int notNested = 0;                 // tiles left out (see regionsFromTiles)

@@ -35,17 +35,15 @@ std::vector<IntVector> localTiles(const Level& level, const std::vector<int>& pa
 }
 
 // Every rank's tiles, the same sorted list on every rank.
-std::vector<IntVector> allTiles(const std::vector<IntVector>& mine, const Level& level,
-                                const AmrSpec& amr, const Communicator& comm) {
+std::vector<IntVector> allTiles(const std::vector<IntVector>& mine, const Communicator& comm) {
   std::vector<int> flat;
   for (const IntVector& tile : mine)
     flat.insert(flat.end(), {tile.x, tile.y, tile.z});
   const std::vector<int> all = comm.allgatherv(flat);
-  // Tile indices back to cells (each tile's first), merged by tilesOfTags.
-  std::vector<IntVector> firsts;
+  std::vector<IntVector> tiles;
   for (std::size_t at = 0; at + 2 < all.size(); at += 3)
-    firsts.push_back(IntVector{all[at], all[at + 1], all[at + 2]} * amr.tileCells());
-  return tilesOfTags(firsts, 0, amr.tileCells(), level.resolution());
+    tiles.push_back({all[at], all[at + 1], all[at + 2]});
+  return uniqueTiles(std::move(tiles));
 }
 
 }  // namespace
@@ -86,7 +84,7 @@ void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphSche
     std::int64_t tagged = 0;
     const std::vector<IntVector> mine =
         agreeOn(comm, [&] { return localTiles(finest, patchRanks, newDW, refineFlag, amr, comm.rank(), tagged); });
-    const std::vector<IntVector> tiles = allTiles(mine, finest, amr, comm);
+    const std::vector<IntVector> tiles = allTiles(mine, comm);
     tagged = comm.allreduceSum(tagged);
     const TaggedRegions next = regionsFromTiles(finest, tiles, amr.tileCells(), amr.ratio,
                                                 amr.nestingBuffer, amr.maxPatchSize);
