@@ -70,6 +70,8 @@ nlohmann::ordered_json runRecord(const ProblemSpec& deck, const RunResult& resul
       {"peak_memory_bytes", setting.peakMemoryBytes},
       {"communication",
        {{"bytes_sent", result.loopBytesSent}, {"bytes_received", result.loopBytesReceived}}},
+      {"load_balance",
+       {{"task_seconds", result.loopTaskSeconds}, {"imbalance", result.loadImbalance()}}},
       {"output_directory",
        result.outputDirectory.empty() ? json(nullptr) : json(result.outputDirectory)},
   };

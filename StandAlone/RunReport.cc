@@ -23,6 +23,12 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
       << " s, pack/unpack " << s.packSeconds << " s, communication overlapped with device work "
       << std::fixed << std::setprecision(1) << 100.0 * s.overlapFraction() << " %\n"
       << std::defaultfloat;
+  if (numRanks > 1) {
+    out << "  load imbalance " << std::fixed << std::setprecision(1)
+        << 100.0 * result.loadImbalance()
+        << " % (time in tasks: the busiest rank's over the mean, minus 1)\n"
+        << std::defaultfloat;
+  }
   if (!result.outputDirectory.empty()) {
     out << "  output in " << result.outputDirectory;
     if (result.checkpointBytes > 0) {

@@ -80,6 +80,18 @@ def run_checks(sus, deck, user_guide, work):
     memory = record["peak_memory_bytes"]
     check("peak memory of each of the 2 ranks, in bytes",
           len(memory) == 2 and all(isinstance(m, int) and 2**20 < m < 2**40 for m in memory), str(memory))
+    balance = record["load_balance"]
+    seconds = balance["task_seconds"]
+    check("time in tasks of each of the 2 ranks, positive, within the time loop",
+          len(seconds) == 2 and all(isinstance(t, float) and 0 < t <= record["wall_seconds"]["time_loop"]
+                                    for t in seconds), json.dumps(record["wall_seconds"]) + str(balance))
+    if len(seconds) == 2 and all(t > 0 for t in seconds):
+        imbalance = max(seconds) / (sum(seconds) / len(seconds)) - 1.0
+        printed = re.search(r"load imbalance ([0-9.]+) %", run.stdout)
+        check("the load imbalance: the busiest rank over the mean, minus 1, as printed",
+              balance["imbalance"] == imbalance and printed is not None
+              and abs(float(printed.group(1)) - 100 * imbalance) <= 0.05 + 1e-9,
+              f"{balance} vs {imbalance}; printed {printed.group(0) if printed else None}")
     times = record["wall_seconds"]
     check("wall seconds: the time loop within the whole run",
           0 < times["time_loop"] <= times["run"], str(times))

@@ -565,6 +565,7 @@ RunResult SimulationController::run(const RunOptions& options) {
       m_world.allgather(static_cast<double>(atLoopEnd.bytesSent - atLoopStart.bytesSent));
   result.loopBytesReceived =
       m_world.allgather(static_cast<double>(atLoopEnd.bytesReceived - atLoopStart.bytesReceived));
+  result.loopTaskSeconds = m_world.allgather(atLoopEnd.taskSeconds - atLoopStart.taskSeconds);
   result.timesteps = step - firstStep;
   result.firstTimestep = firstStep;
   result.time = time;
@@ -606,6 +607,17 @@ RunResult SimulationController::run(const RunOptions& options) {
     traceFile->write(*trace, describeForTrace(stepGraph));
   }
   return result;
+}
+
+double RunResult::loadImbalance() const {
+  if (loopTaskSeconds.size() < 2) return 0.0;
+  double sum = 0.0, most = 0.0;
+  for (const double seconds : loopTaskSeconds) {
+    sum += seconds;
+    most = std::max(most, seconds);
+  }
+  const double mean = sum / static_cast<double>(loopTaskSeconds.size());
+  return mean > 0.0 ? most / mean - 1.0 : 0.0;
 }
 
 }  // namespace tessera

@@ -59,10 +59,18 @@ struct RunResult {
   // Bytes each rank sent and received in the time loop, indexed by rank.
   std::vector<double> loopBytesSent;
   std::vector<double> loopBytesReceived;
+  // Seconds each rank spent inside tasks in the time loop, indexed by rank:
+  // the work the load balancer spread, as the ranks measured it.
+  std::vector<double> loopTaskSeconds;
   std::string schedulerMode;
   std::string outputDirectory;       // empty without output or checkpoints
   std::int64_t checkpointBytes = 0;  // written by rank 0's view of the files
   double checkpointSeconds = 0.0;
+
+  // max / mean - 1 of loopTaskSeconds (0: every rank worked as long; 1: the
+  // busiest worked twice the mean), as Uintah reports its load imbalance;
+  // 0 for one rank or no task time.
+  double loadImbalance() const;
 };
 
 class SimulationController {
