@@ -16,7 +16,8 @@ bool zyxLess(const IntVector& a, const IntVector& b) {
 // The cells of `wanted` that no region of `level` holds, periodic images included.
 std::vector<Box> notHeld(const Level& level, const Box& wanted) {
   std::vector<Box> regions;
-  for (const LevelRegion& region : level.regions()) regions.push_back(region.cells);
+  for (const LevelRegion& region : level.regions())
+    regions.push_back(region.cells);
   return uncovered(wanted, regions, level.resolution(),
                    {level.periodic(0), level.periodic(1), level.periodic(2)});
 }
@@ -53,7 +54,8 @@ TaggedRegions regionsFromTiles(const Level& level, const std::vector<IntVector>&
   TaggedRegions result;
   const Box domain = level.cellBox();
   for (const IntVector& index : tiles) {
-    const Box cells = Box{index * tile, (index + IntVector::uniform(1)) * tile}.intersection(domain);
+    const Box cells =
+        Box{index * tile, (index + IntVector::uniform(1)) * tile}.intersection(domain);
     Box wanted = cells.grow(nestingBuffer);
     for (int axis = 0; axis < 3; ++axis) {
       if (level.periodic(axis)) continue;

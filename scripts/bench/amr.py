@@ -26,13 +26,11 @@ asserts nothing.
 
 usage: scripts/bench/amr.py [--build build] [--runs 5] [--steps 100] [--out bench-results]
 """
-import os
 import re
 import statistics
-import subprocess
 import sys
 
-from benchlib import ROOT, mpirun, parser, pyplot, bar_positions, write_results
+from benchlib import ROOT, grouped_bar_chart, parser, run_sus_one_core, write_results
 
 DECK = ROOT / "inputs" / "Burgers" / "burgers.yaml"
 MODES = ["host", "sync", "async"]
@@ -47,39 +45,22 @@ REFERENCE = "uniform, same cells"
 
 
 def run_sus(args, case, mode, ranks):
-    cmd = mpirun(ranks, bind="core") + [str(args.build / "StandAlone" / "sus"), "--quiet",
-                                       "--scheduler", mode, "--nthreads", "1",
-                                       "--max-timesteps", str(args.steps), "--set", "time.max_time=10"]
-    for assignment in CASES[case]:
-        cmd += ["--set", assignment]
-    cmd.append(str(DECK))
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
-    rate = re.search(r"([0-9.e+-]+) cell updates per second", done.stdout)
-    if done.returncode != 0 or not rate:
-        sys.exit(f"sus failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
-    digests = dict(re.findall(r"^digest (\S+) ([0-9a-f]{16})$", done.stdout, re.M))
-    return float(rate.group(1)), digests
+    stdout = run_sus_one_core(args.build, ranks,
+                              ["--scheduler", mode, "--max-timesteps", str(args.steps)],
+                              ["time.max_time=10", *CASES[case]], DECK)
+    rate = re.search(r"([0-9.e+-]+) cell updates per second", stdout)
+    if not rate:
+        sys.exit(f"no rate in sus's output:\n{stdout}")
+    return float(rate.group(1))
 
 
 def chart(summary, path):
-    plt = pyplot()
-    if plt is None:
-        return False
     rows = summary["rows"]
-    labels = [f"{r['mode']}\n{r['ranks']} rank(s)" for r in rows]
-    fig, ax = plt.subplots(figsize=(9, 4))
-    for index, case in enumerate(CASES):
-        ax.bar(bar_positions(len(rows), len(CASES), index, 0.25),
-               [r[case]["median"] for r in rows], 0.25, label=case)
-    ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels(labels)
-    ax.set_ylabel("cell updates per second (all levels)")
-    ax.set_title("Burgers: two levels against one (median of interleaved runs)")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    return True
+    return grouped_bar_chart(
+        path, [f"{r['mode']}\n{r['ranks']} rank(s)" for r in rows],
+        [(case, [r[case]["median"] for r in rows]) for case in CASES],
+        "cell updates per second (all levels)",
+        "Burgers: two levels against one (median of interleaved runs)", figsize=(9, 4))
 
 
 def main():
@@ -94,7 +75,7 @@ def main():
     for round_ in range(args.runs):
         order = configs if round_ % 2 == 0 else list(reversed(configs))
         for config in order:
-            rate, digests = run_sus(args, *config)
+            rate = run_sus(args, *config)
             rates[config].append(rate)
         print(f"round {round_ + 1}/{args.runs} done", flush=True)
     rows = []

@@ -18,13 +18,11 @@ and amr_error.png. A benchmark: it asserts nothing.
 
 usage: scripts/bench/amr_error.py [--build build] [--runs 5] [--out bench-results]
 """
-import os
 import re
 import statistics
-import subprocess
 import sys
 
-from benchlib import ROOT, bar_positions, mpirun, parser, pyplot, write_results
+from benchlib import ROOT, grouped_bar_chart, parser, run_sus_one_core, write_results
 
 DECK = ROOT / "inputs" / "Burgers" / "burgers.yaml"
 CASES = {
@@ -36,39 +34,23 @@ CASES = {
 
 
 def run_sus(args, case, ranks):
-    cmd = mpirun(ranks, bind="core") + [str(args.build / "StandAlone" / "sus"), "--quiet",
-                                       "--scheduler", "async", "--nthreads", "1"]
-    for assignment in CASES[case]:
-        cmd += ["--set", assignment]
-    cmd.append(str(DECK))
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
-    wall = re.search(r"wall time ([0-9.e+-]+) s", done.stdout)
-    l2 = re.search(r"^L2 error: (\S+)$", done.stdout, re.M)
-    largest = re.search(r"^max error: (\S+)$", done.stdout, re.M)
-    if done.returncode != 0 or not (wall and l2 and largest):
-        sys.exit(f"sus failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
+    stdout = run_sus_one_core(args.build, ranks, ["--scheduler", "async"], CASES[case], DECK)
+    wall = re.search(r"wall time ([0-9.e+-]+) s", stdout)
+    l2 = re.search(r"^L2 error: (\S+)$", stdout, re.M)
+    largest = re.search(r"^max error: (\S+)$", stdout, re.M)
+    if not (wall and l2 and largest):
+        sys.exit(f"no wall time or errors in sus's output:\n{stdout}")
     return float(wall.group(1)), float(l2.group(1)), float(largest.group(1))
 
 
 def chart(summary, path):
-    plt = pyplot()
-    if plt is None:
-        return False
     rows = summary["rows"]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for index, case in enumerate(CASES):
-        ax.bar(bar_positions(len(rows), len(CASES), index, 0.25),
-               [r[case]["median"] for r in rows], 0.25,
-               label=f"{case} (L2 error {rows[0][case]['l2']:.3g})")
-    ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([f"{r['ranks']} rank(s)" for r in rows])
-    ax.set_ylabel("time loop, seconds (median)")
-    ax.set_title("Burgers to t = 0.05: the fine grid's error, refined where it matters")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    return True
+    return grouped_bar_chart(
+        path, [f"{r['ranks']} rank(s)" for r in rows],
+        [(f"{case} (L2 error {rows[0][case]['l2']:.3g})", [r[case]["median"] for r in rows])
+         for case in CASES],
+        "time loop, seconds (median)",
+        "Burgers to t = 0.05: the fine grid's error, refined where it matters", figsize=(7, 4))
 
 
 def main():

@@ -5,6 +5,8 @@ import argparse
 import json
 import os
 import pathlib
+import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LARGE_DECK = ROOT / "inputs" / "Burgers" / "burgers_large.yaml"
@@ -58,6 +60,42 @@ def bar_positions(groups, series, index, width):
     """The x of series `index` (of `series`) in each of `groups` bar groups,
     side by side around the group's tick."""
     return [g + (index - (series - 1) / 2) * width for g in range(groups)]
+
+
+def run_sus_one_core(build, ranks, options, sets, deck):
+    """sus on `ranks` ranks of one core each with one thread, `options` and
+    `--set` assignments `sets`, on `deck`; its stdout. Exits naming the
+    command when sus fails."""
+    cmd = mpirun(ranks, bind="core") + [str(build / "StandAlone" / "sus"), "--quiet",
+                                       "--nthreads", "1", *options]
+    for assignment in sets:
+        cmd += ["--set", assignment]
+    cmd.append(str(deck))
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    if done.returncode != 0:
+        sys.exit(f"sus failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def grouped_bar_chart(path, groups, series, ylabel, title, figsize=(8, 4)):
+    """A PNG of bars in `groups` (tick labels), one bar per (label, values)
+    of `series` in each group; False when matplotlib is missing."""
+    plt = pyplot()
+    if plt is None:
+        return False
+    fig, ax = plt.subplots(figsize=figsize)
+    for index, (label, values) in enumerate(series):
+        ax.bar(bar_positions(len(groups), len(series), index, 0.8 / len(series)), values,
+               0.8 / len(series), label=label)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
 
 
 def write_results(out, name, summary, chart):

@@ -31,9 +31,10 @@ TEST(TagClustering, TilesHoldTheTagsAndTheirBuffer) {
   EXPECT_EQ(eight.front(), (IntVector{0, 1, 0}));
   EXPECT_EQ(eight.back(), (IntVector{1, 2, 1}));
   // Sorted z, then y, then x.
-  EXPECT_TRUE(std::is_sorted(eight.begin(), eight.end(), [](const IntVector& a, const IntVector& b) {
-    return std::make_tuple(a.z, a.y, a.x) < std::make_tuple(b.z, b.y, b.x);
-  }));
+  EXPECT_TRUE(
+      std::is_sorted(eight.begin(), eight.end(), [](const IntVector& a, const IntVector& b) {
+        return std::make_tuple(a.z, a.y, a.x) < std::make_tuple(b.z, b.y, b.x);
+      }));
   // At the domain's corner the buffer is clipped: no tile below 0 or at 16.
   EXPECT_EQ(tilesOfTags({{0, 0, 0}}, 2, kTile, domain), (std::vector<IntVector>{{0, 0, 0}}));
   EXPECT_EQ(tilesOfTags({{15, 15, 7}}, 3, kTile, domain), (std::vector<IntVector>{{3, 3, 1}}));
@@ -56,8 +57,10 @@ TEST(TagClustering, TheTilesDependOnTheSetOfTagsAlone) {
   std::vector<IntVector> secondHalf(shuffled.begin() + 120, shuffled.end());
   // Each half's tiles, back to a cell each, merged (as the runtime gathers them).
   std::vector<IntVector> cells;
-  for (const IntVector& tile : tilesOfTags(firstHalf, 1, kTile, domain)) cells.push_back(tile * kTile);
-  for (const IntVector& tile : tilesOfTags(secondHalf, 1, kTile, domain)) cells.push_back(tile * kTile);
+  for (const IntVector& tile : tilesOfTags(firstHalf, 1, kTile, domain))
+    cells.push_back(tile * kTile);
+  for (const IntVector& tile : tilesOfTags(secondHalf, 1, kTile, domain))
+    cells.push_back(tile * kTile);
   EXPECT_EQ(tilesOfTags(cells, 0, kTile, domain), once);
   EXPECT_FALSE(once.empty());
 }
@@ -93,7 +96,8 @@ TEST(TagClustering, TilesThatWouldNotNestAreLeftOut) {
     const TaggedRegions next =
         regionsFromTiles(level1, {{0, 0, 0}, {1, 1, 1}, {3, 1, 1}}, kTile, 2, 1, 8);
     std::vector<Box> kept;
-    for (const LevelRegion& region : next.regions) kept.push_back(region.cells);
+    for (const LevelRegion& region : next.regions)
+      kept.push_back(region.cells);
     if (periodic) {
       EXPECT_EQ(kept, (std::vector<Box>{Box{{8, 8, 8}, {16, 16, 16}}}));
       EXPECT_EQ(next.notNested, 2);

@@ -22,10 +22,10 @@ std::vector<IntVector> localTiles(const Level& level, const std::vector<int>& pa
                                   const AmrSpec& amr, int rank, std::int64_t& tagged) {
   std::vector<IntVector> cells;
   for (const Patch* patch : patchesOwnedBy(level, patchRanks, rank)) {
-    const auto flags = std::dynamic_pointer_cast<const CCVariable<int>>(
-        dw.findGridVariable(refineFlag, *patch));
-    TESSERA_REQUIRE_THROWS(flags != nullptr, "the tagging task left no '"
-                                                 << refineFlag->name() << "' on " << *patch);
+    const auto flags =
+        std::dynamic_pointer_cast<const CCVariable<int>>(dw.findGridVariable(refineFlag, *patch));
+    TESSERA_REQUIRE_THROWS(flags != nullptr,
+                           "the tagging task left no '" << refineFlag->name() << "' on " << *patch);
     patch->interior().forEachCell([&](const IntVector& cell) {
       if ((*flags)(cell) != 0) cells.push_back(cell);
     });
@@ -60,14 +60,15 @@ void requireTagging(Application& app, const Grid& grid, const ProblemSpec& amrSe
   app.scheduleErrorEstimate(grid.level(0), sched, refineFlag);
   if (sched.recordedGraph().empty()) {
     throw amrSection.errorAtValue(
-        "max_levels", "the component tags no cells (it has no scheduleErrorEstimate), so "
-                      "its levels above 0 need fixed amr.regions");
+        "max_levels",
+        "the component tags no cells (it has no scheduleErrorEstimate), so "
+        "its levels above 0 need fixed amr.regions");
   }
 }
 
-void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphScheduler& sched, const LoadBalancer& balancer,
-                     const VarLabel* refineFlag, double initTime, const Communicator& comm,
-                     Logger& log) {
+void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphScheduler& sched,
+                     const LoadBalancer& balancer, const VarLabel* refineFlag, double initTime,
+                     const Communicator& comm, Logger& log) {
   while (grid.numLevels() < amr.maxLevels) {
     const Level& finest = grid.level(grid.numLevels() - 1);
     const std::vector<int> patchRanks = balancer.assign(grid, comm.size());
@@ -82,15 +83,17 @@ void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphSche
     sched.execute(graph, oldDW, newDW);
 
     std::int64_t tagged = 0;
-    const std::vector<IntVector> mine =
-        agreeOn(comm, [&] { return localTiles(finest, patchRanks, newDW, refineFlag, amr, comm.rank(), tagged); });
+    const std::vector<IntVector> mine = agreeOn(comm, [&] {
+      return localTiles(finest, patchRanks, newDW, refineFlag, amr, comm.rank(), tagged);
+    });
     const std::vector<IntVector> tiles = allTiles(mine, comm);
     tagged = comm.allreduceSum(tagged);
     const TaggedRegions next = regionsFromTiles(finest, tiles, amr.tileCells(), amr.ratio,
                                                 amr.nestingBuffer, amr.maxPatchSize);
     if (next.regions.empty()) {
       log.info("tagging: level ", finest.index(), " has ", tagged,
-               tagged == 0 ? " tagged cells: no finer level" : " tagged cells, in no tile that nests: no finer level");
+               tagged == 0 ? " tagged cells: no finer level"
+                           : " tagged cells, in no tile that nests: no finer level");
       break;
     }
     Level& added = grid.addRefinedLevel(amr.ratioVector(), next.regions);

@@ -31,9 +31,9 @@ void requireTagging(Application& app, const Grid& grid, const ProblemSpec& amrSe
 // and the tiles around its tags (TagClustering.h) become the next level,
 // until amr.max_levels or a level without tags. The state made on the way
 // is dropped: the run initialises the final grid afresh. Collective.
-void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphScheduler& sched, const LoadBalancer& balancer,
-                     const VarLabel* refineFlag, double initTime, const Communicator& comm,
-                     Logger& log);
+void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphScheduler& sched,
+                     const LoadBalancer& balancer, const VarLabel* refineFlag, double initTime,
+                     const Communicator& comm, Logger& log);
 
 // Grows `grid` (level 0 alone) to the hierarchy of the checkpoint a restart
 // of `runDirectory` reads (the one at `timestep`, else the newest): a
