@@ -72,6 +72,9 @@ nlohmann::ordered_json runRecord(const ProblemSpec& deck, const RunResult& resul
        {{"bytes_sent", result.loopBytesSent}, {"bytes_received", result.loopBytesReceived}}},
       {"load_balance",
        {{"task_seconds", result.loopTaskSeconds}, {"imbalance", result.loadImbalance()}}},
+      {"levels",
+       {{"cells", result.levelCells},
+        {"regrids", {{"tagged", result.regridChecks}, {"changed", result.regrids}}}}},
       {"output_directory",
        result.outputDirectory.empty() ? json(nullptr) : json(result.outputDirectory)},
   };

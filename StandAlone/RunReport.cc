@@ -29,6 +29,13 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
         << " % (time in tasks: the busiest rank's over the mean, minus 1)\n"
         << std::defaultfloat;
   }
+  if (result.regridChecks > 0) {
+    out << "  regrids: " << result.regrids << " of " << result.regridChecks
+        << " changed the levels; cells per level now";
+    for (const std::int64_t cells : result.levelCells)
+      out << " " << cells;
+    out << "\n";
+  }
   if (!result.outputDirectory.empty()) {
     out << "  output in " << result.outputDirectory;
     if (result.checkpointBytes > 0) {

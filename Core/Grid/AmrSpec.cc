@@ -55,6 +55,14 @@ AmrSpec AmrSpec::fromDeck(const ProblemSpec& amr, const LevelSpec& level0) {
   if (spec.maxPatchSize < 1) throw amr.errorAtValue("max_patch_size", "must be at least 1");
   spec.buffer = amr.get<int>("buffer", spec.buffer);
   if (spec.buffer < 0) throw amr.errorAtValue("buffer", "must not be negative");
+  if (amr.has("regrid_interval")) {
+    spec.regridInterval = amr.get<int>("regrid_interval");
+    if (spec.regridInterval < 1) {
+      throw amr.errorAtValue("regrid_interval", "regrid_interval must be at least 1 (timesteps "
+                                                "between regrids), got " +
+                                                    std::to_string(spec.regridInterval));
+    }
+  }
 
   std::vector<ProblemSpec> sections;
   if (const auto regions = amr.findSection("regions")) {
@@ -102,6 +110,30 @@ AmrSpec AmrSpec::fromDeck(const ProblemSpec& amr, const LevelSpec& level0) {
     }
   }
 
+  if (spec.regridInterval > 0 && !spec.regions.empty()) {
+    throw amr.errorAtValue("regrid_interval",
+                           "fixed amr.regions do not regrid: regridding follows the component's "
+                           "tags (leave out either regions or regrid_interval)");
+  }
+  if (spec.tagged() && amr.has("max_patch_size") && spec.maxPatchSize % spec.ratio != 0) {
+    throw amr.errorAtValue("max_patch_size",
+                           "tagged levels are made of tiles of max_patch_size / refinement_ratio "
+                           "cells of the level below: max_patch_size " +
+                               std::to_string(spec.maxPatchSize) +
+                               " must be a multiple of refinement_ratio " +
+                               std::to_string(spec.ratio));
+  }
+  if (spec.regridInterval > 0 && spec.maxLevels > 2 && spec.nestingBuffer < 1) {
+    throw amr.errorAtValue("nesting_buffer",
+                           "regridding more than one refined level needs nesting_buffer of at "
+                           "least 1: a new cell of level l is refined from level l - 1 with its "
+                           "neighbours, which level l - 1 must hold");
+  }
+  if (spec.regridInterval > 0 && spec.maxLevels < 2) {
+    throw amr.errorAtValue("regrid_interval",
+                           "regridding needs max_levels of 2 or more (got " +
+                               std::to_string(spec.maxLevels) + ")");
+  }
   for (std::size_t i = 0; i < spec.regions.size(); ++i) {
     const RefinedRegion& r = spec.regions[i];
     for (std::size_t j = 0; j < i; ++j) {

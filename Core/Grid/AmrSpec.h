@@ -34,6 +34,9 @@ struct AmrSpec {
   int nestingBuffer = 1;  // cells of level l - 1 around level l inside level l - 1
   int maxPatchSize = 0;   // cells per axis of a finer level's patch; zero: level 0's largest
   int buffer = 1;         // cells around a tagged cell that are refined with it
+  // Timesteps between regrids (the component tags again and the levels
+  // follow its tags: Regridder.h); 0: the levels stay as made at the start.
+  int regridInterval = 0;
   std::vector<RefinedRegion> regions;  // in deck order
 
   // Reads and checks an `amr` section for a grid whose level 0 is `level0`:
@@ -46,6 +49,7 @@ struct AmrSpec {
   // Levels left to the component's tags at initialisation: more than one
   // level and no fixed regions (TagClustering.h, docs/amr.md).
   bool tagged() const { return maxLevels > 1 && regions.empty(); }
+  bool regrids() const { return tagged() && regridInterval > 0; }
   // The tiles tagged cells are refined in: cells of the level below per
   // axis, so that each refines to one patch of max_patch_size cells.
   IntVector tileCells() const { return IntVector::uniform(std::max(1, maxPatchSize / ratio)); }

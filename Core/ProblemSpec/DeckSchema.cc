@@ -70,6 +70,10 @@ Schema amrSchema() {
       .optional("buffer", VT::Int,
                 "cells around each tagged cell that its finer level covers too (default 1)")
       .range("buffer", 0)
+      .optional("regrid_interval", VT::Int,
+                "timesteps between regrids: the component tags again and the levels follow "
+                "(tagged levels only; default: never)")
+      .range("regrid_interval", 1)
       .sectionMap("regions", region);
 }
 

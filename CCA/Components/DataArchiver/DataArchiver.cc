@@ -9,6 +9,7 @@
 #include "Core/IO/DurableFiles.h"
 #include "Core/IO/FaultInjection.h"
 #include "Core/Parallel/Agreement.h"
+#include "Core/Parallel/CgroupFiles.h"
 
 #include <algorithm>
 #include <cmath>
@@ -301,6 +302,11 @@ void DataArchiver::writeCheckpoint(const ArchiveStep& step, const OnDemandDataWa
              " bytes in ", timer.seconds(), " s)");
 }
 
+void DataArchiver::gridChanged(const Grid& grid, const std::vector<int>& patchRanks) {
+  m_grid = &grid;
+  m_patchRanks = patchRanks;
+}
+
 void DataArchiver::writeXdmf() {
   std::vector<XdmfVariable> variables;
   for (const VarLabel* label : m_saved)  // cells: a block variable is no field on the mesh
@@ -308,11 +314,16 @@ void DataArchiver::writeXdmf() {
       variables.push_back({label->name(), label->valueType()});
   if (variables.empty()) return;  // block variables only (the GEMM): nothing on a mesh to show
   std::string all;
+  // Each output's own .xmf, written with it, describes the grid of its
+  // step (the levels change when the run regrids); run.xmf gathers them.
   for (const ArchiveEntry& output : m_index.outputs) {
-    const std::string grid = xdmfGrid(*m_grid, output, variables);
-    all += grid;
     const std::string single = m_directory + "/" + fs::path(output.file).stem().string() + ".xmf";
-    if (!fs::exists(single)) writeFileAtomically(single, xdmfDocument(grid, false));
+    std::string grid = fs::exists(single) ? xdmfGridOf(readTextFile(single)) : std::string();
+    if (grid.empty()) {
+      grid = xdmfGrid(*m_grid, output, variables);
+      writeFileAtomically(single, xdmfDocument(grid, false));
+    }
+    all += grid;
   }
   writeFileAtomically(m_directory + "/run.xmf", xdmfDocument(all, true));
 }

@@ -67,6 +67,10 @@ class DataArchiver {
              const std::vector<const VarLabel*>& stateLabels, const BlockLayouts* blockLayouts,
              const std::string& component, const std::string& restartedFrom);
 
+  // The run moved to another grid or balance (a regrid, a rebalance): the
+  // next files hold it. `grid` must outlive the archiver's use of it.
+  void gridChanged(const Grid& grid, const std::vector<int>& patchRanks);
+
   // Writes whatever is due after `timestep` (0: the initial state) reached `time`.
   void afterTimestep(int timestep, double time, double delt, double previousTime,
                      const OnDemandDataWarehouse& dw, bool last);

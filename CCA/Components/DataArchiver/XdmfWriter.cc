@@ -73,13 +73,26 @@ std::string xdmfGrid(const Grid& grid, const ArchiveEntry& output, const std::ve
   return out.str();
 }
 
+namespace {
+constexpr const char* kDomainOpen = "  <Domain>\n";
+constexpr const char* kDomainClose = "  </Domain>\n";
+}  // namespace
+
+std::string xdmfGridOf(const std::string& document) {
+  const std::size_t open = document.find(kDomainOpen);
+  const std::size_t close = document.rfind(kDomainClose);
+  if (open == std::string::npos || close == std::string::npos || close < open) return {};
+  const std::size_t first = open + std::string(kDomainOpen).size();
+  return document.substr(first, close - first);
+}
+
 std::string xdmfDocument(const std::string& grids, bool temporal) {
   std::ostringstream out;
-  out << "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n  <Domain>\n";
+  out << "<?xml version=\"1.0\" ?>\n<Xdmf Version=\"3.0\">\n" << kDomainOpen;
   if (temporal) out << "  <Grid Name=\"run\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   out << grids;
   if (temporal) out << "  </Grid>\n";
-  out << "  </Domain>\n</Xdmf>\n";
+  out << kDomainClose << "</Xdmf>\n";
   return out.str();
 }
 

@@ -20,6 +20,9 @@ struct XdmfVariable {
 // grid, or for a refined run a spatial collection of one uniform grid per
 // level region (level 0 first).
 std::string xdmfGrid(const Grid& grid, const ArchiveEntry& output, const std::vector<XdmfVariable>& variables);
+// The grids of a document xdmfDocument(grids, false) made: empty when
+// `document` is not one.
+std::string xdmfGridOf(const std::string& document);
 // A whole XDMF document around grids.
 std::string xdmfDocument(const std::string& grids, bool temporal);
 

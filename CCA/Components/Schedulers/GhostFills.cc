@@ -141,6 +141,39 @@ void GhostFills::performFills(const DetailedTask& task) {
   }
 }
 
+Box heldPart(const Level& coarse, const Box& staging) {
+  const Box domain = coarse.extendedCellBox();
+  IntVector lo = staging.lo(), hi = staging.hi();
+  for (int axis = 0; axis < 3; ++axis) {
+    if (coarse.periodic(axis)) continue;
+    lo[axis] = std::max(lo[axis], domain.lo()[axis]);
+    hi[axis] = std::min(hi[axis], domain.hi()[axis]);
+  }
+  return {lo, hi};
+}
+
+void repeatPastHeld(GridVariableBase& staging, const Box& held) {
+  const Box stagingBox = staging.box();
+  Box done = held;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (int side = 0; side < 2; ++side) {
+      const int edge = side == 0 ? done.lo()[axis] : done.hi()[axis] - 1;
+      const int first = side == 0 ? stagingBox.lo()[axis] : done.hi()[axis];
+      const int last = side == 0 ? done.lo()[axis] : stagingBox.hi()[axis];
+      IntVector planeLo = done.lo(), planeHi = done.hi();
+      planeLo[axis] = edge;
+      planeHi[axis] = edge + 1;
+      const Box plane{planeLo, planeHi};
+      for (int layer = first; layer < last; ++layer)
+        staging.copyFrom(staging, plane, IntVector::axisVector(axis, layer - edge));
+    }
+    IntVector lo = done.lo(), hi = done.hi();
+    lo[axis] = stagingBox.lo()[axis];
+    hi[axis] = stagingBox.hi()[axis];
+    done = {lo, hi};
+  }
+}
+
 void GhostFills::fillFromCoarser(int index, int taskId, OnDemandDataWarehouse& dw,
                                  GridVariableBase& destination) {
   // Its own span in a trace: the cross-level part of a fill.
@@ -159,26 +192,7 @@ void GhostFills::fillFromCoarser(int index, int taskId, OnDemandDataWarehouse& d
     staging->unpack(piece.sourceBox.shift(piece.offset),
                     m_messages.receiveBuffer(message) + piece.byteOffset);
   }
-  // Beyond a wall, the last plane the coarse level holds, layer by layer
-  // (axis by axis, so edges and corners repeat it too).
-  Box done = fill.stagingHeld;
-  for (int axis = 0; axis < 3; ++axis) {
-    for (int side = 0; side < 2; ++side) {
-      const int edge = side == 0 ? done.lo()[axis] : done.hi()[axis] - 1;
-      const int first = side == 0 ? fill.staging.lo()[axis] : done.hi()[axis];
-      const int last = side == 0 ? done.lo()[axis] : fill.staging.hi()[axis];
-      IntVector planeLo = done.lo(), planeHi = done.hi();
-      planeLo[axis] = edge;
-      planeHi[axis] = edge + 1;
-      const Box plane{planeLo, planeHi};
-      for (int layer = first; layer < last; ++layer)
-        staging->copyFrom(*staging, plane, IntVector::axisVector(axis, layer - edge));
-    }
-    IntVector lo = done.lo(), hi = done.hi();
-    lo[axis] = fill.staging.lo()[axis];
-    hi[axis] = fill.staging.hi()[axis];
-    done = {lo, hi};
-  }
+  repeatPastHeld(*staging, fill.stagingHeld);
   for (const Box& box : fill.coarseFineBoxes)
     destination.refineFrom(*staging, box, fill.ratio, fill.refine);
 }

@@ -16,6 +16,17 @@
 
 namespace tessera {
 
+// The part of `staging` (coarse cells a refinement reads) that `coarse`
+// can hold: beyond a wall its extra cells, if any, and no more (the rest
+// repeats their last plane: repeatPastHeld); across a periodic axis all
+// of it (an image).
+Box heldPart(const Level& coarse, const Box& staging);
+
+// Coarse cells gathered for a refinement (`staging`) hold only `held`, the
+// part the coarse level has; beyond a wall the last held plane repeats,
+// layer by layer and axis by axis, so that edges and corners repeat it too.
+void repeatPastHeld(GridVariableBase& staging, const Box& held);
+
 class GhostFills {
  public:
   GhostFills(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,

@@ -1,6 +1,7 @@
 #include "CCA/Components/Schedulers/TaskGraph.h"
 
 #include "CCA/Components/Schedulers/BlockDependencies.h"
+#include "CCA/Components/Schedulers/GhostFills.h"
 #include "CCA/Components/Schedulers/TaskOrder.h"
 #include "Core/Grid/Variables/LevelOperators.h"
 #include "Core/Util/Error.h"
@@ -346,17 +347,7 @@ class GraphBuilder {
                          : Box{min(plan.staging.lo(), footprints.back().lo()),
                                max(plan.staging.hi(), footprints.back().hi())};
     }
-    // Beyond a wall the coarse level holds its extra cells, if any, and the
-    // staging repeats its last plane past them; across a periodic axis it
-    // holds an image.
-    const Box domain = coarse.extendedCellBox();
-    IntVector lo = plan.staging.lo(), hi = plan.staging.hi();
-    for (int axis = 0; axis < 3; ++axis) {
-      if (coarse.periodic(axis)) continue;
-      lo[axis] = std::max(lo[axis], domain.lo()[axis]);
-      hi[axis] = std::min(hi[axis], domain.hi()[axis]);
-    }
-    plan.held = {lo, hi};
+    plan.held = heldPart(coarse, plan.staging);
     plan.sources = coarse.sourcesOf(plan.held);
     std::vector<Box> missing;
     for (const Box& footprint : footprints)

@@ -48,6 +48,19 @@ std::vector<IntVector> allTiles(const std::vector<IntVector>& mine, const Commun
 
 }  // namespace
 
+std::vector<IntVector> taggedTiles(const Level& level, const std::vector<int>& patchRanks,
+                                   const OnDemandDataWarehouse& dw, const VarLabel* refineFlag,
+                                   const AmrSpec& amr, const Communicator& comm,
+                                   std::int64_t& tagged) {
+  std::int64_t mineTagged = 0;
+  const std::vector<IntVector> mine = agreeOn(comm, [&] {
+    return localTiles(level, patchRanks, dw, refineFlag, amr, comm.rank(), mineTagged);
+  });
+  std::vector<IntVector> tiles = allTiles(mine, comm);
+  tagged = comm.allreduceSum(mineTagged);
+  return tiles;
+}
+
 std::optional<AmrSpec> amrSpecOf(const ProblemSpec& deck, const Grid& grid) {
   const std::optional<ProblemSpec> amr = deck.findSection("amr");
   if (!amr) return std::nullopt;
@@ -83,11 +96,8 @@ void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphSche
     sched.execute(graph, oldDW, newDW);
 
     std::int64_t tagged = 0;
-    const std::vector<IntVector> mine = agreeOn(comm, [&] {
-      return localTiles(finest, patchRanks, newDW, refineFlag, amr, comm.rank(), tagged);
-    });
-    const std::vector<IntVector> tiles = allTiles(mine, comm);
-    tagged = comm.allreduceSum(tagged);
+    const std::vector<IntVector> tiles =
+        taggedTiles(finest, patchRanks, newDW, refineFlag, amr, comm, tagged);
     const TaggedRegions next = regionsFromTiles(finest, tiles, amr.tileCells(), amr.ratio,
                                                 amr.nestingBuffer, amr.maxPatchSize);
     if (next.regions.empty()) {

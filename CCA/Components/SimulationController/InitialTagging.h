@@ -4,11 +4,13 @@
 // a checkpoint on restart.
 
 #include "CCA/Components/Schedulers/GraphScheduler.h"
+#include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Ports/Application.h"
 #include "CCA/Ports/LoadBalancer.h"
 #include "Core/Grid/AmrSpec.h"
 #include "Core/Grid/Grid.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -25,6 +27,15 @@ std::optional<AmrSpec> amrSpecOf(const ProblemSpec& deck, const Grid& grid);
 // `sched` (any scheduler; nothing runs).
 void requireTagging(Application& app, const Grid& grid, const ProblemSpec& amrSection,
                     GraphScheduler& sched, const VarLabel* refineFlag);
+
+// The tiles (TagClustering.h) of `level` that the tagging tasks' flags in
+// `dw` (this rank's patches, `patchRanks`) ask for, grown by amr.buffer:
+// the same sorted list on every rank; `tagged` counts the tagged cells of
+// all ranks. Collective.
+std::vector<IntVector> taggedTiles(const Level& level, const std::vector<int>& patchRanks,
+                                   const OnDemandDataWarehouse& dw, const VarLabel* refineFlag,
+                                   const AmrSpec& amr, const Communicator& comm,
+                                   std::int64_t& tagged);
 
 // Grows `grid` (level 0 alone) level by level: the state is initialised on
 // the levels so far, the component tags the finest (scheduleErrorEstimate),

@@ -39,4 +39,18 @@ void scheduleAveragingDown(const Grid& grid, const std::vector<const VarLabel*>&
   }
 }
 
+void scheduleStateInPlace(const Grid& grid, const std::vector<const VarLabel*>& labels,
+                          Scheduler& sched) {
+  for (int l = 0; l < grid.numLevels(); ++l) {
+    for (const VarLabel* label : labels) {
+      if (label->kind() != VarKind::CellCentered) continue;
+      Task task("state " + label->name() + " in place",
+                [](const Patch&, const DataWarehouse&, DataWarehouse&, ExecutionContext&) {},
+                Task::Kind::Host);
+      task.computesVar(label);
+      sched.addTask(std::move(task), grid.level(l).eachPatch());
+    }
+  }
+}
+
 }  // namespace tessera

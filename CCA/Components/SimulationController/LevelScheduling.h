@@ -22,4 +22,11 @@ void forEachLevel(const Grid& grid, const std::function<void(const Level&)>& per
 void scheduleAveragingDown(const Grid& grid, const std::vector<const VarLabel*>& labels,
                            Scheduler& sched);
 
+// Declares the cell variables of `labels` on every level as computed in the
+// new warehouse by tasks that do nothing: for a graph run on a warehouse
+// that already holds them (the state a regrid tags, or moved to a new
+// grid), so that the tasks reading them there find a producer to follow.
+void scheduleStateInPlace(const Grid& grid, const std::vector<const VarLabel*>& labels,
+                          Scheduler& sched);
+
 }  // namespace tessera

@@ -2,11 +2,15 @@
 
 #include "CCA/Components/SimulationController/InitialTagging.h"
 #include "CCA/Components/SimulationController/LevelScheduling.h"
+#include "CCA/Components/SimulationController/Regridder.h"
+#include "CCA/Components/SimulationController/RunDigests.h"
+#include "CCA/Components/SimulationController/SchedulerDeckOptions.h"
 
 #include "CCA/Components/DataArchiver/DataArchiver.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
+#include "CCA/Components/Schedulers/GridTransfer.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Components/SimulationController/TimestepControl.h"
 #include "CCA/Components/SimulationController/TraceFile.h"
@@ -75,78 +79,6 @@ Schema fullSchema(const ProblemSpec& deck, const Application& app) {
   return schema;
 }
 
-// The digest of the blocks of `label` this rank owns (replicas are counted
-// once, by their owner), by global (row, column): independent of the layout.
-std::uint64_t digestBlocks(const VarLabel* label, const OnDemandDataWarehouse& dw, int rank) {
-  TESSERA_REQUIRE_THROWS(label->valueType() == "double", "digest of block variable '"
-                                                             << label->name() << "' of "
-                                                             << label->valueType());
-  const BlockLayout& layout = dw.blockLayout(label);
-  std::uint64_t digest = 0;
-  for (int b : layout.blocksOwnedBy(rank)) {
-    const auto data = dw.findBlock(label, b);
-    TESSERA_REQUIRE_THROWS(data != nullptr, "state variable '"
-                                                << label->name() << "' block " << b
-                                                << " is missing at the end of the run");
-    digest += blockDigest(*data);
-  }
-  return digest;
-}
-
-// Sums the digests of every local patch's interior over all ranks: per
-// level, level l >= 1 named "<label>@level<l>".
-std::vector<FieldDigest> digestFields(const Application& app, const Grid& grid,
-                                      const OnDemandDataWarehouse& dw,
-                                      const std::vector<int>& patchRanks,
-                                      const Communicator& comm) {
-  std::vector<FieldDigest> digests;
-  for (const VarLabel* label : app.stateLabels()) {
-    if (label->kind() == VarKind::Block) {
-      digests.push_back(
-          {label->name(), comm.allreduceSumWrapping(digestBlocks(label, dw, comm.rank()))});
-      continue;
-    }
-    for (int l = 0; l < grid.numLevels(); ++l) {
-      std::uint64_t local = 0;
-      for (const Patch* patch : patchesOwnedBy(grid.level(l), patchRanks, comm.rank())) {
-        const auto var = dw.findGridVariable(label, *patch);
-        TESSERA_REQUIRE_THROWS(var != nullptr, "state variable '" << label->name()
-                                                                  << "' is missing on " << *patch
-                                                                  << " at the end of the run");
-        local += var->digest(patch->interior());
-      }
-      digests.push_back({l == 0 ? label->name() : label->name() + "@level" + std::to_string(l),
-                         comm.allreduceSumWrapping(local)});
-    }
-  }
-  return digests;
-}
-
-// The reduction variables the last timestep computed (every rank holds the
-// same reduced value), in name order.
-std::vector<ReducedValue> reducedValues(std::vector<const VarLabel*> labels,
-                                        const OnDemandDataWarehouse& dw) {
-  std::sort(labels.begin(), labels.end(),
-            [](const VarLabel* a, const VarLabel* b) { return a->name() < b->name(); });
-  std::vector<ReducedValue> values;
-  for (const VarLabel* label : labels) {
-    std::vector<std::byte> bytes(label->elementBytes());
-    if (!dw.reducedValue(label, bytes.data())) continue;
-    const auto as = [&](auto typed) {
-      std::memcpy(&typed, bytes.data(), std::min(bytes.size(), sizeof(typed)));
-      return static_cast<double>(typed);
-    };
-    const std::string& type = label->valueType();
-    const double value = type == "double"  ? as(0.0)
-                         : type == "float" ? as(0.0f)
-                         : type == "int"   ? as(0)
-                         : type == "int64" ? as(std::int64_t{0})
-                                           : std::numeric_limits<double>::quiet_NaN();
-    values.push_back({label->name(), type, value});
-  }
-  return values;
-}
-
 // Storage for the cell variables the timestep graph computes on this rank,
 // allocated and touched now rather than inside the first timestep.
 void reserveTimestepStorage(const CompiledGraph& graph, const OnDemandDataWarehouse& current,
@@ -207,62 +139,6 @@ nlohmann::json describeForTrace(const CompiledGraph& graph) {
   return {{"rank", graph.rank}, {"timestep_tasks", tasks}};
 }
 
-// An explicit scheduler.tile is checked where a kernel uses it, which ranks
-// without patches never do. Every rank checks it here against the smallest
-// footprint any stencil of the graph can have (one input with the widest
-// ghost layer, one output), so that a tile too large for any kernel is a
-// deck error on every rank before the run starts.
-void checkExplicitTile(const std::optional<ProblemSpec>& spec, const TilingOptions& tiling,
-                       const CompiledGraph& graph) {
-  if (!tiling.tile || !spec) return;
-  int ghost = 0;
-  std::size_t bytesPerValue = 0;
-  for (const auto& [label, layers] : graph.ghostLayers) {
-    if (layers <= 0) continue;
-    ghost = std::max(ghost, layers);
-    bytesPerValue =
-        bytesPerValue == 0 ? label->elementBytes() : std::min(bytesPerValue, label->elementBytes());
-  }
-  if (bytesPerValue == 0) return;  // no stencil reads ghost cells
-  const StencilFootprint smallest{1, 1, ghost, bytesPerValue};
-  const std::size_t needed = smallest.bytes(*tiling.tile);
-  if (needed > tiling.scratchpadBytes) {
-    std::ostringstream message;
-    message << "the tile " << *tiling.tile << " needs at least " << needed
-            << " bytes of scratch (one input with " << ghost << " ghost layers, one output), more "
-            << "than scheduler.scratchpad_bytes " << tiling.scratchpadBytes;
-    throw spec->errorAtValue("tile", message.str());
-  }
-}
-
-SchedulerOptions schedulerOptions(const std::optional<ProblemSpec>& spec) {
-  SchedulerOptions options;
-  if (!spec) return options;
-  options.tiling.scratchpadBytes = static_cast<std::size_t>(
-      spec->get<int>("scratchpad_bytes", static_cast<int>(options.tiling.scratchpadBytes)));
-  if (spec->has("tile")) {
-    bool isAuto = false;
-    try {
-      isAuto = spec->get<std::string>("tile") == "auto";
-    } catch (const DeckError&) {
-      isAuto = false;
-    }
-    if (!isAuto) options.tiling.tile = spec->get<IntVector>("tile");
-  }
-  options.tiling.cacheBytes = static_cast<std::size_t>(
-      spec->get<int>("cache_bytes", static_cast<int>(options.tiling.cacheBytes)));
-  options.tileStencils = spec->get<bool>("tiling", options.tileStencils);
-  options.tiling.streamingStores =
-      spec->get<bool>("streaming_stores", options.tiling.streamingStores);
-  options.watchdogSeconds = spec->get<double>("watchdog_seconds", options.watchdogSeconds);
-  options.patchGroups = spec->get<bool>("patch_groups", options.patchGroups);
-  const std::string controlThread = spec->get<std::string>("control_thread", "auto");
-  options.controlThread = controlThread == "always"  ? SchedulerOptions::ControlThread::Always
-                          : controlThread == "never" ? SchedulerOptions::ControlThread::Never
-                                                     : SchedulerOptions::ControlThread::Auto;
-  return options;
-}
-
 void writeStatsLine(std::ostream& out, int step, double time, double delT, double wall,
                     const std::string& scheduler, const SchedulerStats& s) {
   const nlohmann::ordered_json line = {{"timestep", step},
@@ -283,6 +159,13 @@ void writeStatsLine(std::ostream& out, int step, double time, double delT, doubl
                                        {"messages_sent", s.messagesSent},
                                        {"bytes_sent", s.bytesSent}};
   out << line.dump() << '\n';
+}
+
+// Seconds as milliseconds with one decimal, for the log.
+std::string ms(double seconds) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << seconds * 1e3;
+  return out.str();
 }
 
 }  // namespace
@@ -373,17 +256,27 @@ RunResult SimulationController::run(const RunOptions& options) {
     m_log.info("timesteps rotate over the schedulers ", schedulerType,
                " (initialisation and analysis run on ", sched.modeName(), ")");
   // The levels a deck leaves to the component: tagged at initialisation,
-  // or on restart the checkpoint's.
-  if (const std::optional<AmrSpec> amr = amrSpecOf(m_deck, grid); amr && amr->tagged()) {
+  // or on restart the checkpoint's; with a regrid interval, tagged again
+  // every so many timesteps (regridNow, below).
+  const std::optional<AmrSpec> amr = amrSpecOf(m_deck, grid);
+  std::optional<Regridder> regridder;
+  // Regridding's transfers have a communicator of their own (GridTransfer.h).
+  std::optional<Communicator> transferComm;
+  if (amr && amr->tagged()) {
+    const VarLabel* refineFlag = labels.create<CCVariable<int>>("refineFlag");
     if (options.restart) {
       addArchivedLevels(grid, options.restart->directory, options.restart->timestep, m_world, m_log);
     } else {
-      addTaggedLevels(grid, *amr, *app, sched, *balancer,
-                      labels.create<CCVariable<int>>("refineFlag"), control.initTime, m_world,
+      addTaggedLevels(grid, *amr, *app, sched, *balancer, refineFlag, control.initTime, m_world,
                       m_log);
     }
+    if (amr->regrids()) {
+      transferComm.emplace(Communicator::duplicate(m_world.get()));
+      regridder.emplace(m_deck, *amr, *app, refineFlag, *transferComm, m_log);
+      m_log.info("regridding every ", amr->regridInterval, " timestep(s)");
+    }
   }
-  const std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
+  std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
   const Level& level = grid.level(0);
   m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
              m_world.size(), " rank(s), load balancer ", balancer->name());
@@ -443,7 +336,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     if (label->kind() == VarKind::Reduction) reductionLabels.push_back(label);
   }
   // The warehouses of the run recycle each other's storage.
-  const auto pool = std::make_shared<VariablePool>();
+  auto pool = std::make_shared<VariablePool>();
   auto oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", 0, control.initTime, 0.0, pool);
   std::unique_ptr<OnDemandDataWarehouse> newDW;
   double time = control.initTime;
@@ -504,11 +397,89 @@ RunResult SimulationController::run(const RunOptions& options) {
     m_log.info("wrote the timestep graph to ", options.taskGraphFile);
   }
 
-  std::set<const VarLabel*> keep(stepGraph.oldDWReads.begin(), stepGraph.oldDWReads.end());
-  for (const VarLabel* label : app->stateLabels())
-    keep.insert(label);
+  // What the old warehouse keeps across the swap: what the graph reads from it, and the state.
+  const auto keptLabels = [&] {
+    std::set<const VarLabel*> kept(stepGraph.oldDWReads.begin(), stepGraph.oldDWReads.end());
+    for (const VarLabel* label : app->stateLabels())
+      kept.insert(label);
+    return kept;
+  };
+  std::set<const VarLabel*> keep = keptLabels();
+
+  // Regridding: the component tags the state the last timestep left; when
+  // the levels change, the state moves onto the new grid (GridTransfer.h),
+  // what a restart recomputes is made for it, the stable timestep is taken
+  // on the new levels, and the timestep graph is compiled for them.
+  int regrids = 0;
+  int regridChecks = 0;
+  const auto regridNow = [&] {
+    const TraceScope traced(mainTrack, "regrid", "regrid", step);
+    const Timer total;
+    RegridTimes times;
+    ++regridChecks;
+    std::optional<Grid> next = regridder->regrid(grid, patchRanks, *newDW, sched, times, mainTrack);
+    if (!next) {
+      m_log.info("regrid at timestep ", step, ": the levels stay (",
+                 Regridder::describeLevels(grid), "); tagging ", ms(times.tagging),
+                 " ms, clustering ", ms(times.clustering), " ms");
+      return;
+    }
+    std::vector<int> nextRanks = balancer->assign(*next, m_world.size());
+    auto nextPool = std::make_shared<VariablePool>();
+    auto moved = std::make_unique<OnDemandDataWarehouse>("NewDW", newDW->timestep(), newDW->time(),
+                                                         newDW->delT(), nextPool);
+    moved->setGhostLayers(stepGraph.ghostLayers);
+    std::vector<const VarLabel*> cellLabels;
+    for (const VarLabel* label : app->stateLabels())
+      if (label->kind() == VarKind::CellCentered) cellLabels.push_back(label);
+    const Timer transferTimer;
+    SchedulerStats transferStats;
+    const GridTransferCounts counts =
+        transferGrid({grid, patchRanks, *newDW}, {*next, nextRanks, *moved}, cellLabels,
+                     *transferComm, transferStats, mainTrack);
+    const double transferSeconds = m_world.allreduceMax(transferTimer.seconds());
+    newDW.reset();
+    oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", step, time, 0.0, nextPool);
+    grid = std::move(*next);
+    patchRanks = std::move(nextRanks);
+    pool = std::move(nextPool);
+    sched.beginGraph("after regrid");
+    scheduleStateInPlace(grid, cellLabels, sched);
+    forEachLevel(grid, [&](const Level& each) {
+      app->scheduleRestartInitialize(each, sched);
+      app->scheduleComputeStableTimestep(each, sched);
+    });
+    sched.execute(sched.compile(grid, patchRanks), *oldDW, *moved);
+    newDW = std::move(moved);
+    const Timer compileTimer;
+    {
+      const TraceScope compiling(mainTrack, "regrid: compile", "regrid");
+      recordTimestepGraph();
+      stepGraph = sched.compile(grid, patchRanks);
+      reserveTimestepStorage(stepGraph, *newDW, *pool);
+    }
+    const double compileSeconds = m_world.allreduceMax(compileTimer.seconds());
+    keep = keptLabels();
+    archiver.gridChanged(grid, patchRanks);
+    const std::int64_t messages = m_world.allreduceSum(counts.messages);
+    const std::int64_t bytes = m_world.allreduceSum(counts.bytesSent);
+    const std::int64_t copied = m_world.allreduceSum(counts.copiedCells);
+    const std::int64_t refined = m_world.allreduceSum(counts.refinedCells);
+    m_log.info("regrid at timestep ", step, ": ", Regridder::describeLevels(grid), "; tagging ",
+               ms(times.tagging), " ms, clustering ", ms(times.clustering), " ms, transfer ",
+               ms(transferSeconds), " ms (", copied, " cells copied, ", refined, " refined, ",
+               messages, " messages, ", bytes, " bytes), compile ", ms(compileSeconds),
+               " ms; regrid ", ms(total.seconds()), " ms in all");
+    ++regrids;
+  };
 
   RunResult result;
+  std::int64_t cellUpdates = 0;
+  const auto cellsNow = [&] {
+    std::int64_t cells = 0;
+    forEachLevel(grid, [&](const Level& each) { cells += each.numCells(); });
+    return cells;
+  };
   const SchedulerStats atLoopStart = allStats();
   const int firstStep = step;
   const Timer loopTimer;
@@ -517,6 +488,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     const Timer stepTimer;
     if (trace) trace->setStep(step + 1);
     const TraceScope traced(mainTrack, "timestep", "timestep", step + 1);
+    if (regridder && regridder->due(step)) regridNow();
     const double stable =
         app->stableTimestepLabel() == nullptr
             ? kUnlimitedStep
@@ -542,6 +514,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     const double previous = time;
     time = next;
     ++step;
+    cellUpdates += cellsNow();
     if (statsOut.is_open()) {
       SchedulerStats delta = stepScheduler.stats();
       delta -= before;
@@ -569,9 +542,10 @@ RunResult SimulationController::run(const RunOptions& options) {
   result.timesteps = step - firstStep;
   result.firstTimestep = firstStep;
   result.time = time;
-  std::int64_t cells = 0;
-  forEachLevel(grid, [&](const Level& each) { cells += each.numCells(); });
-  result.cellUpdates = cells * result.timesteps;
+  result.cellUpdates = cellUpdates;
+  result.regrids = regrids;
+  result.regridChecks = regridChecks;
+  forEachLevel(grid, [&](const Level& each) { result.levelCells.push_back(each.numCells()); });
   result.outputDirectory = archiver.directory();
   result.checkpointBytes = archiver.checkpointBytes();
   result.checkpointSeconds = archiver.checkpointSeconds();

@@ -50,7 +50,10 @@ struct RunResult {
   int firstTimestep = 0;  // the timestep it started from (a restart's checkpoint)
   double time = 0.0;
   double wallSeconds = 0.0;      // the time loop
-  std::int64_t cellUpdates = 0;  // cells x timesteps
+  std::int64_t cellUpdates = 0;  // cells x timesteps (the cells of each timestep's grid)
+  int regridChecks = 0;          // times the component tagged for a regrid
+  int regrids = 0;               // ... and the levels changed
+  std::vector<std::int64_t> levelCells;  // the cells of each level at the end
   std::vector<FieldDigest> digests;
   std::vector<std::pair<std::string, double>> analysis;
   std::vector<std::string> analysisReport;  // the component's lines of text
