@@ -28,6 +28,10 @@ void printRunReport(std::ostream& out, const RunResult& result, int numRanks) {
         << 100.0 * result.loadImbalance()
         << " % (time in tasks: the busiest rank's over the mean, minus 1)\n"
         << std::defaultfloat;
+    if (result.rebalances > 0) {
+      out << "  rebalances: " << result.rebalances << " (" << result.patchesMoved
+          << " patches moved)\n";
+    }
   }
   if (result.regridChecks > 0) {
     out << "  regrids: " << result.regrids << " of " << result.regridChecks

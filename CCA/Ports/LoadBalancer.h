@@ -14,6 +14,14 @@ class LoadBalancer {
   virtual std::string name() const = 0;
   // The owner rank of every patch of the grid, indexed by patch id.
   virtual std::vector<int> assign(const Grid& grid, int numRanks) const = 0;
+  // The same when patch p is expected to cost weights[p] (a dynamic
+  // balancer's forecast) rather than its cells; weights must be the same on
+  // every rank. A balancer that knows no weights assigns as above.
+  virtual std::vector<int> assignWeighted(const Grid& grid, int numRanks,
+                                          const std::vector<double>& weights) const {
+    (void)weights;
+    return assign(grid, numRanks);
+  }
 };
 
 // The patches of `level` that an assignment (patch id -> rank) gives `rank`, in id order.

@@ -2,6 +2,9 @@
 
 #include "CCA/Ports/ExecutionContext.h"
 
+#include <cmath>
+#include <cstdint>
+
 namespace tessera {
 
 TaskBench::TaskBench(ApplicationContext& context)
@@ -14,12 +17,20 @@ Schema TaskBench::deckSchema() const {
   schema.optional("iterations", ValueType::Int,
                   "busy work per task: iterations of 8 multiply-adds (default 0)")
       .range("iterations", 0);
+  schema.optional("imbalance", ValueType::Double,
+                  "load imbalance: a patch's tasks do iterations x (1 + imbalance x u), u drawn "
+                  "once per patch, uniform in [0, 1) (default 0)")
+      .range("imbalance", 0.0);
+  schema.optional("seed", ValueType::Int, "seed of the imbalance's draws (default 1)");
   return schema;
 }
 
 void TaskBench::problemSetup(const ProblemSpec& deck, Grid& grid) {
-  if (const auto section = deck.findSection("taskbench"))
+  if (const auto section = deck.findSection("taskbench")) {
     m_iterations = section->get<int>("iterations", 0);
+    m_imbalance = section->get<double>("imbalance", 0.0);
+    m_seed = section->get<int>("seed", 1);
+  }
   const Level& level = grid.level(0);
   const ProblemSpec levelSpec = deck.section("grid").section("level");
   if (level.resolution().y != 1 || level.resolution().z != 1) {
@@ -62,11 +73,24 @@ void TaskBench::initialize(const Patch& patch, const DataWarehouse&, DataWarehou
   });
 }
 
+std::int64_t TaskBench::iterationsOf(const Patch& patch) const {
+  if (m_imbalance == 0.0) return m_iterations;
+  // splitmix64 of (seed, first point): a well-mixed 64-bit draw per patch.
+  std::uint64_t z = static_cast<std::uint64_t>(m_seed) * 0x9E3779B97F4A7C15ull +
+                    static_cast<std::uint64_t>(patch.interior().lo().x + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  const double u = static_cast<double>(z >> 11) * 0x1.0p-53;
+  return static_cast<std::int64_t>(
+      std::llround(static_cast<double>(m_iterations) * (1.0 + m_imbalance * u)));
+}
+
 void TaskBench::timeAdvance(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                             ExecutionContext& exec) const {
   const CellArray<const double> old = oldDW.get<double>(m_value, patch, Ghost::AroundFaces, 1).array();
   const CellArray<double> value = newDW.allocateAndPut<double>(m_value, patch).array();
-  const std::int64_t iterations = m_iterations;
+  const std::int64_t iterations = iterationsOf(patch);
   const int last = m_width - 1;
   exec.parallelFor(patch.interior(), KOKKOS_LAMBDA(int i, int j, int k) {
     // Compute-bound busy work: eight independent chains, so that the FPU's

@@ -45,6 +45,12 @@ class TaskBench final : public Application {
   const VarLabel* m_value;
   const VarLabel* m_sum;
   std::int64_t m_iterations = 0;
+  // Task Bench's load imbalance, drawn once per patch: the patch's tasks do
+  // iterations x (1 + imbalance x u) with u uniform in [0, 1) from the seed
+  // and the patch's first point (the same on any rank count and layout).
+  double m_imbalance = 0.0;
+  std::int64_t m_seed = 1;
+  std::int64_t iterationsOf(const Patch& patch) const;
   int m_width = 0;  // cells along x: the pattern's points are its cells
 };
 

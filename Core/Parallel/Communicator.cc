@@ -101,6 +101,13 @@ std::vector<double> Communicator::allgather(double value) const {
   return all;
 }
 
+std::vector<double> Communicator::allreduceSum(const std::vector<double>& values) const {
+  std::vector<double> sums(values.size(), 0.0);
+  TESSERA_MPI_CHECK(MPI_Allreduce(values.data(), sums.data(), static_cast<int>(values.size()),
+                                  MPI_DOUBLE, MPI_SUM, m_comm));
+  return sums;
+}
+
 std::vector<int> Communicator::allgatherv(const std::vector<int>& values) const {
   const int mine = static_cast<int>(values.size());
   std::vector<int> counts(static_cast<std::size_t>(m_size));

@@ -53,6 +53,8 @@ class Communicator {
   std::uint64_t allreduceSumWrapping(std::uint64_t value) const;
   // Gathers one double per rank onto every rank, in rank order.
   std::vector<double> allgather(double value) const;
+  // The element-wise sum over all ranks (every rank gives as many values).
+  std::vector<double> allreduceSum(const std::vector<double>& values) const;
   // Gathers every rank's values (any number each) onto every rank,
   // concatenated in rank order.
   std::vector<int> allgatherv(const std::vector<int>& values) const;

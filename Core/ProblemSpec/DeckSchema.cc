@@ -116,7 +116,19 @@ Schema loadBalancerSchema() {
       .optional("type", VT::String, "sfc or round_robin")
       .oneOf("type", {"sfc", "round_robin"})
       .optional("curve", VT::String, "space-filling curve for sfc")
-      .oneOf("curve", {"hilbert", "morton"});
+      .oneOf("curve", {"hilbert", "morton"})
+      .section("dynamic",
+               Schema("Rebalancing while the run goes (docs/load-balancing.md)")
+                   .required("interval", VT::Int, "timesteps between checks of the imbalance")
+                   .range("interval", 1)
+                   .optional("imbalance_threshold", VT::Double,
+                             "rebalance when the measured imbalance (busiest rank's time in "
+                             "tasks over the mean, minus 1) exceeds it (default 0.1)")
+                   .greaterThan("imbalance_threshold", 0.0, 1.0)
+                   .optional("smoothing", VT::Double,
+                             "weight of the newest measurement in each patch's forecast cost "
+                             "(default 0.5)")
+                   .greaterThan("smoothing", 0.0, 1.0));
 }
 
 Schema outputSchema() {

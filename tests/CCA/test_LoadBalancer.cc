@@ -1,11 +1,13 @@
 // Space-filling curves and the load balancers built on them.
 #include <gtest/gtest.h>
 
+#include "CCA/Components/LoadBalancers/CostForecaster.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/LoadBalancers/RoundRobinLoadBalancer.h"
 #include "CCA/Components/LoadBalancers/SFCLoadBalancer.h"
 #include "CCA/Components/LoadBalancers/SpaceFillingCurve.h"
 #include "Core/Grid/Grid.h"
+#include "Core/Parallel/Communicator.h"
 #include "Core/Util/Error.h"
 
 #include <algorithm>
@@ -269,6 +271,78 @@ TEST(SFCLoadBalancer, IsDeterministic) {
 TEST(SFCLoadBalancer, RejectsNoRanks) {
   const Grid grid = makeGrid({4, 4, 4}, {2, 2, 2});
   EXPECT_THROW(SFCLoadBalancer().assign(grid, 0), Error);
+}
+
+// The least possible heaviest piece of a contiguous cut of `w` into `parts`
+// pieces, by trying every cut (small inputs only).
+double bestBottleneck(const std::vector<double>& w, std::size_t first, int parts) {
+  double rest = 0.0;
+  for (std::size_t i = first; i < w.size(); ++i)
+    rest += w[i];
+  if (parts == 1 || first == w.size()) return rest;
+  double best = rest, head = 0.0;
+  for (std::size_t end = first; end < w.size(); ++end) {
+    head += w[end];
+    best = std::min(best, std::max(head, bestBottleneck(w, end + 1, parts - 1)));
+  }
+  return best;
+}
+
+TEST(SFCLoadBalancer, WeightedCutsAreContiguousAndAsLightAsAnyContiguousCut) {
+  const Grid grid = makeGrid({16, 8, 4}, {8, 2, 1});
+  const Level& level = grid.level(0);
+  const std::vector<int> order = SFCLoadBalancer::curveOrder(level, Curve::Hilbert);
+  for (const int ranks : {2, 3, 5}) {
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+      std::vector<double> weights(static_cast<std::size_t>(grid.numPatches()));
+      for (std::size_t p = 0; p < weights.size(); ++p)
+        weights[p] = 1.0 + static_cast<double>((p * 7919 + seed * 104729) % 97) / 10.0;
+      const std::vector<int> owner = SFCLoadBalancer().assignWeighted(grid, ranks, weights);
+      std::vector<double> loads(static_cast<std::size_t>(ranks), 0.0), along;
+      int previous = 0;
+      for (const int id : order) {
+        const int rank = owner[static_cast<std::size_t>(id)];
+        ASSERT_GE(rank, previous) << "contiguous along the curve";
+        previous = rank;
+        loads[static_cast<std::size_t>(rank)] += weights[static_cast<std::size_t>(id)];
+        along.push_back(weights[static_cast<std::size_t>(id)]);
+      }
+      const double heaviest = *std::max_element(loads.begin(), loads.end());
+      EXPECT_LE(heaviest, bestBottleneck(along, 0, ranks) * (1.0 + 1e-12))
+          << ranks << " ranks, seed " << seed;
+    }
+  }
+}
+
+TEST(SFCLoadBalancer, WeightsMoveWorkOffAHeavyPatch) {
+  const Grid grid = makeGrid({8, 1, 1}, {8, 1, 1});
+  std::vector<double> weights(8, 1.0);
+  weights[0] = 7.0;  // as heavy as the seven others together
+  const std::vector<int> byCells = SFCLoadBalancer().assign(grid, 2);
+  const std::vector<int> byCost = SFCLoadBalancer().assignWeighted(grid, 2, weights);
+  EXPECT_EQ(std::count(byCells.begin(), byCells.end(), 0), 4);
+  EXPECT_EQ(std::count(byCost.begin(), byCost.end(), 0), 1) << "the heavy patch alone";
+  EXPECT_THROW(SFCLoadBalancer().assignWeighted(grid, 2, std::vector<double>(3, 1.0)), Error);
+}
+
+TEST(CostForecaster, SmoothsMeasurementsAndFallsBackToCells) {
+  const Communicator self = Communicator::borrow(MPI_COMM_SELF);
+  const Grid grid = makeGrid({8, 4, 1}, {4, 1, 1});  // 4 patches of 8 cells
+  const std::vector<int> ranks(4, 0);
+  CostForecaster forecaster(0.5);
+  forecaster.measured({{0, 2.0}, {1, 4.0}});
+  forecaster.measured({{0, 4.0}, {1, 4.0}});
+  const std::vector<double> costs = forecaster.costs(grid, ranks, self);
+  EXPECT_DOUBLE_EQ(costs[0], 3.0);  // 2 moved half way to 4
+  EXPECT_DOUBLE_EQ(costs[1], 4.0);
+  // Unmeasured patches: their cells at the measured mean cost per cell.
+  EXPECT_DOUBLE_EQ(costs[2], 3.5);
+  EXPECT_DOUBLE_EQ(costs[3], 3.5);
+  EXPECT_NEAR(imbalanceOf(rankLoads({3.0, 1.0}, {0, 1}, 2)), 0.5, 1e-15);
+  forecaster.adopt(costs, {1, 0, 1, 0}, 0);
+  EXPECT_DOUBLE_EQ(forecaster.costs(grid, {1, 0, 1, 0}, self)[1], 4.0) << "kept";
+  forecaster.reset();
+  EXPECT_DOUBLE_EQ(forecaster.costs(grid, ranks, self)[0], 8.0) << "no measurement: cells";
 }
 
 TEST(RoundRobinLoadBalancer, DealsPatchesById) {

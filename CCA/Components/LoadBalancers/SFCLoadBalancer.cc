@@ -69,4 +69,60 @@ std::vector<int> SFCLoadBalancer::assign(const Grid& grid, int numRanks) const {
   return owner;
 }
 
+namespace {
+
+// Cuts `weights` (in order) greedily into pieces of at most `bound`; the
+// number of pieces, and each item's piece in `piece` if given.
+int cutInto(const std::vector<double>& weights, double bound, std::vector<int>* piece) {
+  int pieces = 1;
+  double load = 0.0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (load > 0.0 && load + weights[i] > bound) {
+      ++pieces;
+      load = 0.0;
+    }
+    load += weights[i];
+    if (piece) (*piece)[i] = pieces - 1;
+  }
+  return pieces;
+}
+
+}  // namespace
+
+std::vector<int> SFCLoadBalancer::assignWeighted(const Grid& grid, int numRanks,
+                                                 const std::vector<double>& weights) const {
+  TESSERA_REQUIRE_THROWS(numRanks >= 1, "cannot balance over " << numRanks << " ranks");
+  TESSERA_REQUIRE_THROWS(weights.size() == static_cast<std::size_t>(grid.numPatches()),
+                         "one weight per patch: " << weights.size() << " for "
+                                                  << grid.numPatches() << " patches");
+  std::vector<int> owner(weights.size(), -1);
+  for (int l = 0; l < grid.numLevels(); ++l) {
+    const std::vector<int> order = curveOrder(grid.level(l), m_curve);
+    std::vector<double> along;
+    double total = 0.0, heaviest = 0.0;
+    for (const int id : order) {
+      const double w = std::max(0.0, weights[static_cast<std::size_t>(id)]);
+      along.push_back(w);
+      total += w;
+      heaviest = std::max(heaviest, w);
+    }
+    // The least bound that numRanks pieces meet lies in [heaviest, total]:
+    // a fixed number of halvings, the same on every rank.
+    double lo = std::max(heaviest, total / numRanks), hi = std::max(total, lo);
+    for (int halving = 0; halving < 64 && hi > lo; ++halving) {
+      const double mid = 0.5 * (lo + hi);
+      if (cutInto(along, mid, nullptr) <= numRanks) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    std::vector<int> piece(along.size(), 0);
+    cutInto(along, hi, &piece);
+    for (std::size_t k = 0; k < order.size(); ++k)
+      owner[static_cast<std::size_t>(order[k])] = std::min(piece[k], numRanks - 1);
+  }
+  return owner;
+}
+
 }  // namespace tessera

@@ -22,6 +22,10 @@ class SFCLoadBalancer : public LoadBalancer {
   // Each level is spread over all ranks on its own. With fewer patches than
   // ranks some ranks own no patch of that level.
   std::vector<int> assign(const Grid& grid, int numRanks) const override;
+  // Each level's curve cut into contiguous pieces whose largest weight is
+  // the least any such cut achieves (bisection on that bound).
+  std::vector<int> assignWeighted(const Grid& grid, int numRanks,
+                                  const std::vector<double>& weights) const override;
 
   // The ids of a level's patches in curve order.
   static std::vector<int> curveOrder(const Level& level, Curve curve);

@@ -4,4 +4,5 @@ set(TESSERA_LOADBALANCER_SOURCES
   Components/LoadBalancers/SFCLoadBalancer.cc
   Components/LoadBalancers/RoundRobinLoadBalancer.cc
   Components/LoadBalancers/LoadBalancerFactory.cc
+  Components/LoadBalancers/CostForecaster.cc
 )

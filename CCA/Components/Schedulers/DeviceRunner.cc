@@ -345,8 +345,10 @@ void DeviceRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>
   const double taskSecondsBefore = m_deviceStats->taskSeconds;  // runTask's clock, not another
   if (!failure) {
     try {
-      GraphScheduler::runTask(m_state->graph(), node(id), m_state->oldDW(), m_state->newDW(),
-                              m_options.tiling, *m_deviceStats, m_deviceTrack);
+      m_state->recordSeconds(id, GraphScheduler::runTask(m_state->graph(), node(id),
+                                                         m_state->oldDW(), m_state->newDW(),
+                                                         m_options.tiling, *m_deviceStats,
+                                                         m_deviceTrack));
     } catch (...) {
       failure = std::current_exception();
     }
@@ -372,8 +374,9 @@ void DeviceRunner::runHostTask(int id, Lock& lock, bool helping) {
   lock.unlock();
   std::exception_ptr failure;
   try {
-    GraphScheduler::runTask(m_state->graph(), node(id), m_state->oldDW(), m_state->newDW(),
-                            m_options.tiling, stats, track);
+    m_state->recordSeconds(id, GraphScheduler::runTask(m_state->graph(), node(id),
+                                                       m_state->oldDW(), m_state->newDW(),
+                                                       m_options.tiling, stats, track));
   } catch (...) {
     failure = std::current_exception();
   }

@@ -79,6 +79,7 @@ void DeviceScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse&
           m_runner.help();
         });
       });
+      recordPatchSeconds(state);
     } catch (...) {
       state.abandon(std::current_exception());
       account();

@@ -26,7 +26,8 @@ ExecutionState::ExecutionState(const CompiledGraph& graph, OnDemandDataWarehouse
                  messageChunkBytes),
       m_ghostFills(graph, oldDW, newDW, m_context, m_messages, buffers),
       m_blockFills(graph, oldDW, newDW, m_context, m_messages, buffers),
-      m_reductions(graph, newDW, comm, m_context) {}
+      m_reductions(graph, newDW, comm, m_context),
+      m_taskSeconds(graph.detailedTasks.size(), 0.0) {}
 
 void ExecutionState::start(bool deferInitialSends, bool deferEagerCopies) {
   m_newDW.setGhostLayers(m_graph.ghostLayers);

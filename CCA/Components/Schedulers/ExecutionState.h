@@ -76,6 +76,13 @@ class ExecutionState {
   // completes. Returns the successors that became ready.
   std::vector<int> finish(int id);
   bool allFinished() const { return m_dependencies.allFinished(); }
+
+  // ---- what the tasks cost (the load balancer's measure) ----
+  // Each task records its own slot, on whichever thread ran it.
+  void recordSeconds(int id, double seconds) {
+    m_taskSeconds[static_cast<std::size_t>(id)] = seconds;
+  }
+  const std::vector<double>& taskSeconds() const { return m_taskSeconds; }
   bool finished(int id) const { return m_dependencies.finished(id); }
 
   // ---- messages, ghost cells and blocks ----
@@ -139,6 +146,7 @@ class ExecutionState {
   GhostFills m_ghostFills;
   BlockFills m_blockFills;
   ReductionExchange m_reductions;
+  std::vector<double> m_taskSeconds;  // per detailed task
 };
 
 }  // namespace tessera

@@ -79,7 +79,7 @@ CompiledGraph GraphScheduler::compile(const Grid& grid, const std::vector<int>& 
                                  m_options.patchGroups, m_blockLayouts);
 }
 
-void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& node,
+double GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& node,
                              OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
                              const TilingOptions& tiling, SchedulerStats& stats,
                              TraceTrack* track) {
@@ -109,10 +109,36 @@ void GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& nod
     task.callback()(*node.patch, oldDW, newDW, exec);
   }
   exec.fence();
-  stats.taskSeconds += timer.seconds();
+  const double seconds = timer.seconds();
+  stats.taskSeconds += seconds;
   stats.kernels += exec.kernelsLaunched();
   stats.tiles += exec.tilesExecuted();
   ++stats.tasksRun;
+  return seconds;
+}
+
+void GraphScheduler::recordPatchSeconds(const ExecutionState& state) {
+  const CompiledGraph& graph = state.graph();
+  if (graph.name != "timestep") return;
+  for (const DetailedTask& node : graph.detailedTasks) {
+    if (node.kind != DetailedTask::Kind::PatchTask) continue;
+    const double seconds = state.taskSeconds()[static_cast<std::size_t>(node.id)];
+    const std::vector<const Patch*> patches = graph.patchesOf(node);
+    std::int64_t cells = 0;
+    for (const Patch* patch : patches)
+      cells += patch->numCells();
+    for (const Patch* patch : patches) {
+      m_patchSeconds[patch->id()] +=
+          cells > 0 ? seconds * static_cast<double>(patch->numCells()) / static_cast<double>(cells)
+                    : seconds / static_cast<double>(patches.size());
+    }
+  }
+}
+
+std::map<int, double> GraphScheduler::takePatchSeconds() {
+  std::map<int, double> taken;
+  taken.swap(m_patchSeconds);
+  return taken;
 }
 
 std::vector<std::string> splitSchedulerModes(const std::string& modes) {

@@ -17,6 +17,7 @@
 #include "Core/Parallel/TagWindows.h"
 #include "Core/Util/Trace.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,9 +73,16 @@ class GraphScheduler : public Scheduler {
   // Records later executions on `trace` (owned by the caller; null: off).
   void setTrace(Trace* trace) { m_trace = trace; }
 
+  // Seconds spent inside the tasks of the executed graphs named "timestep"
+  // on this rank's patches since the last call, by patch id (a task on a
+  // patch group shares its time among the group's patches by cells): what
+  // a dynamic load balancer forecasts patch costs from.
+  std::map<int, double> takePatchSeconds();
+
   // Runs one patch task of `graph` (on a patch or a patch group) on the
-  // calling thread, counting it in `stats` and tracing it on `track`.
-  static void runTask(const CompiledGraph& graph, const DetailedTask& node,
+  // calling thread, counting it in `stats` and tracing it on `track`;
+  // returns the seconds it took.
+  static double runTask(const CompiledGraph& graph, const DetailedTask& node,
                       OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
                       const TilingOptions& tiling, SchedulerStats& stats, TraceTrack* track);
 
@@ -85,6 +93,9 @@ class GraphScheduler : public Scheduler {
   // The next execution's number and tag window (every rank takes them in
   // the same order: executions are collective).
   ExecutionTags nextExecution(const CompiledGraph& graph);
+  // After an execution that completed: adds its tasks' times to the
+  // patches' (takePatchSeconds).
+  void recordPatchSeconds(const ExecutionState& state);
 
   Communicator m_comm;
   SchedulerOptions m_options;
@@ -100,6 +111,7 @@ class GraphScheduler : public Scheduler {
   std::unique_ptr<TaskGraph> m_recording;
   // Replaced, never changed in place: compiled graphs share the version they used.
   std::shared_ptr<const TaskGraph::BlockLayouts> m_blockLayouts;
+  std::map<int, double> m_patchSeconds;
 };
 
 // "host,sync,async" -> {"host", "sync", "async"}; one mode -> itself. Throws

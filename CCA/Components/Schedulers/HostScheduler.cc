@@ -48,7 +48,8 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
           state.waitForInputs(node, idle);
         }
         state.performFills(node);
-        runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track);
+        state.recordSeconds(
+            node.id, runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track));
       }
       state.finish(node.id);
       state.progressMessages();
@@ -57,6 +58,7 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
     const ScopedTimer waiting(m_stats.waitSeconds);
     const TraceScope traced(track, "wait: last sends", "wait");
     state.complete(idle);
+    recordPatchSeconds(state);
   } catch (...) {
     state.abandon(std::current_exception());
     throw;

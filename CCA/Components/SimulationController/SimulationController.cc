@@ -7,6 +7,7 @@
 #include "CCA/Components/SimulationController/SchedulerDeckOptions.h"
 
 #include "CCA/Components/DataArchiver/DataArchiver.h"
+#include "CCA/Components/LoadBalancers/CostForecaster.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
@@ -168,6 +169,13 @@ std::string ms(double seconds) {
   return out.str();
 }
 
+// A fraction as a percentage with one decimal, for the log.
+std::string percent(double fraction) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << fraction * 100.0;
+  return out.str();
+}
+
 }  // namespace
 
 SimulationController::SimulationController(ProblemSpec deck, const ComponentRegistry& components,
@@ -271,11 +279,18 @@ RunResult SimulationController::run(const RunOptions& options) {
                       m_log);
     }
     if (amr->regrids()) {
-      transferComm.emplace(Communicator::duplicate(m_world.get()));
-      regridder.emplace(m_deck, *amr, *app, refineFlag, *transferComm, m_log);
+      regridder.emplace(m_deck, *amr, *app, refineFlag, m_world, m_log);
       m_log.info("regridding every ", amr->regridInterval, " timestep(s)");
     }
   }
+  const std::optional<DynamicBalance> dynamic = DynamicBalance::fromDeck(m_deck);
+  std::optional<CostForecaster> forecaster;
+  if (dynamic) {
+    forecaster.emplace(dynamic->smoothing);
+    m_log.info("dynamic load balancing: every ", dynamic->interval,
+               " timestep(s) when the imbalance exceeds ", dynamic->threshold);
+  }
+  if (regridder || dynamic) transferComm.emplace(Communicator::duplicate(m_world.get()));
   std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
   const Level& level = grid.level(0);
   m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
@@ -406,10 +421,67 @@ RunResult SimulationController::run(const RunOptions& options) {
   };
   std::set<const VarLabel*> keep = keptLabels();
 
+  // The state moves onto `next` (a regrid's new grid; the same grid when
+  // absent) with the patches on `nextRanks`: through GridTransfer, then
+  // what a restart recomputes is made for the moved patches, the stable
+  // timestep is taken again (a new finer level may need a smaller one) and
+  // the timestep graph is compiled for the new layout.
+  struct Moved {
+    GridTransferCounts counts;  // summed over ranks
+    double transferSeconds = 0.0;
+    double compileSeconds = 0.0;
+  };
+  const auto moveState = [&](std::optional<Grid> next, std::vector<int> nextRanks,
+                             const char* compileSpan) {
+    const Grid& target = next ? *next : grid;
+    auto nextPool = std::make_shared<VariablePool>();
+    auto moved = std::make_unique<OnDemandDataWarehouse>("NewDW", newDW->timestep(), newDW->time(),
+                                                         newDW->delT(), nextPool);
+    moved->setGhostLayers(stepGraph.ghostLayers);
+    std::vector<const VarLabel*> cellLabels;
+    for (const VarLabel* label : app->stateLabels())
+      if (label->kind() == VarKind::CellCentered) cellLabels.push_back(label);
+    Moved report;
+    const Timer transferTimer;
+    SchedulerStats transferStats;
+    const GridTransferCounts counts =
+        transferGrid({grid, patchRanks, *newDW}, {target, nextRanks, *moved}, cellLabels,
+                     *transferComm, transferStats, mainTrack);
+    report.transferSeconds = m_world.allreduceMax(transferTimer.seconds());
+    report.counts.copiedCells = m_world.allreduceSum(counts.copiedCells);
+    report.counts.refinedCells = m_world.allreduceSum(counts.refinedCells);
+    report.counts.messages = m_world.allreduceSum(counts.messages);
+    report.counts.bytesSent = m_world.allreduceSum(counts.bytesSent);
+    newDW.reset();
+    oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", step, time, 0.0, nextPool);
+    if (next) grid = std::move(*next);
+    patchRanks = std::move(nextRanks);
+    pool = std::move(nextPool);
+    sched.beginGraph("after moving the state");
+    scheduleStateInPlace(grid, cellLabels, sched);
+    forEachLevel(grid, [&](const Level& each) {
+      app->scheduleRestartInitialize(each, sched);
+      app->scheduleComputeStableTimestep(each, sched);
+    });
+    sched.execute(sched.compile(grid, patchRanks), *oldDW, *moved);
+    newDW = std::move(moved);
+    const Timer compileTimer;
+    {
+      const TraceScope compiling(mainTrack, compileSpan, "regrid");
+      recordTimestepGraph();
+      stepGraph = sched.compile(grid, patchRanks);
+      reserveTimestepStorage(stepGraph, *newDW, *pool);
+    }
+    report.compileSeconds = m_world.allreduceMax(compileTimer.seconds());
+    keep = keptLabels();
+    archiver.gridChanged(grid, patchRanks);
+    for (const auto& each : schedulers)
+      each->takePatchSeconds();  // measured on the old layout
+    return report;
+  };
+
   // Regridding: the component tags the state the last timestep left; when
-  // the levels change, the state moves onto the new grid (GridTransfer.h),
-  // what a restart recomputes is made for it, the stable timestep is taken
-  // on the new levels, and the timestep graph is compiled for them.
+  // the levels change, the state moves onto the new grid.
   int regrids = 0;
   int regridChecks = 0;
   const auto regridNow = [&] {
@@ -425,52 +497,56 @@ RunResult SimulationController::run(const RunOptions& options) {
       return;
     }
     std::vector<int> nextRanks = balancer->assign(*next, m_world.size());
-    auto nextPool = std::make_shared<VariablePool>();
-    auto moved = std::make_unique<OnDemandDataWarehouse>("NewDW", newDW->timestep(), newDW->time(),
-                                                         newDW->delT(), nextPool);
-    moved->setGhostLayers(stepGraph.ghostLayers);
-    std::vector<const VarLabel*> cellLabels;
-    for (const VarLabel* label : app->stateLabels())
-      if (label->kind() == VarKind::CellCentered) cellLabels.push_back(label);
-    const Timer transferTimer;
-    SchedulerStats transferStats;
-    const GridTransferCounts counts =
-        transferGrid({grid, patchRanks, *newDW}, {*next, nextRanks, *moved}, cellLabels,
-                     *transferComm, transferStats, mainTrack);
-    const double transferSeconds = m_world.allreduceMax(transferTimer.seconds());
-    newDW.reset();
-    oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", step, time, 0.0, nextPool);
-    grid = std::move(*next);
-    patchRanks = std::move(nextRanks);
-    pool = std::move(nextPool);
-    sched.beginGraph("after regrid");
-    scheduleStateInPlace(grid, cellLabels, sched);
-    forEachLevel(grid, [&](const Level& each) {
-      app->scheduleRestartInitialize(each, sched);
-      app->scheduleComputeStableTimestep(each, sched);
-    });
-    sched.execute(sched.compile(grid, patchRanks), *oldDW, *moved);
-    newDW = std::move(moved);
-    const Timer compileTimer;
-    {
-      const TraceScope compiling(mainTrack, "regrid: compile", "regrid");
-      recordTimestepGraph();
-      stepGraph = sched.compile(grid, patchRanks);
-      reserveTimestepStorage(stepGraph, *newDW, *pool);
-    }
-    const double compileSeconds = m_world.allreduceMax(compileTimer.seconds());
-    keep = keptLabels();
-    archiver.gridChanged(grid, patchRanks);
-    const std::int64_t messages = m_world.allreduceSum(counts.messages);
-    const std::int64_t bytes = m_world.allreduceSum(counts.bytesSent);
-    const std::int64_t copied = m_world.allreduceSum(counts.copiedCells);
-    const std::int64_t refined = m_world.allreduceSum(counts.refinedCells);
+    const Moved moved = moveState(std::move(next), std::move(nextRanks), "regrid: compile");
+    if (forecaster) forecaster->reset();  // other patches
     m_log.info("regrid at timestep ", step, ": ", Regridder::describeLevels(grid), "; tagging ",
                ms(times.tagging), " ms, clustering ", ms(times.clustering), " ms, transfer ",
-               ms(transferSeconds), " ms (", copied, " cells copied, ", refined, " refined, ",
-               messages, " messages, ", bytes, " bytes), compile ", ms(compileSeconds),
+               ms(moved.transferSeconds), " ms (", moved.counts.copiedCells, " cells copied, ",
+               moved.counts.refinedCells, " refined, ", moved.counts.messages, " messages, ",
+               moved.counts.bytesSent, " bytes), compile ", ms(moved.compileSeconds),
                " ms; regrid ", ms(total.seconds()), " ms in all");
     ++regrids;
+  };
+
+  // Dynamic load balancing: every interval, the imbalance the ranks
+  // measured in their tasks since the last check; above the threshold, the
+  // patches are placed anew by their forecast costs and migrate.
+  int rebalances = 0;
+  std::int64_t patchesMoved = 0;
+  double taskSecondsAtCheck = 0.0;
+  const auto balanceNow = [&] {
+    const double taskSeconds = allStats().taskSeconds;
+    const double measured = imbalanceOf(m_world.allgather(taskSeconds - taskSecondsAtCheck));
+    taskSecondsAtCheck = taskSeconds;
+    if (measured <= dynamic->threshold) return;
+    const TraceScope traced(mainTrack, "rebalance", "regrid", step);
+    const Timer total;
+    const std::vector<double> costs = forecaster->costs(grid, patchRanks, m_world);
+    std::vector<int> nextRanks = balancer->assignWeighted(grid, m_world.size(), costs);
+    const double before = imbalanceOf(rankLoads(costs, patchRanks, m_world.size()));
+    const double after = imbalanceOf(rankLoads(costs, nextRanks, m_world.size()));
+    std::int64_t moving = 0;
+    for (std::size_t p = 0; p < nextRanks.size(); ++p)
+      moving += nextRanks[p] != patchRanks[p] ? 1 : 0;
+    // A placement that would gain less than half the threshold is not worth
+    // a migration: measurements this close apart are the machine's noise,
+    // and moving on them would move patches back and forth.
+    if (moving == 0 || after > before - 0.5 * dynamic->threshold) {
+      m_log.info("balance at timestep ", step, ": imbalance ", percent(measured),
+                 " % measured, but the forecast costs give no placement better by half the "
+                 "threshold (",
+                 percent(before), " % now, ", percent(after), " % at best)");
+      return;
+    }
+    forecaster->adopt(costs, nextRanks, m_world.rank());
+    const Moved moved = moveState(std::nullopt, std::move(nextRanks), "rebalance: compile");
+    ++rebalances;
+    patchesMoved += moving;
+    m_log.info("rebalance at timestep ", step, ": imbalance ", percent(measured),
+               " % measured; forecast ", percent(before), " % -> ", percent(after), " %; ", moving,
+               " patch(es) moved (", moved.counts.messages, " messages, ", moved.counts.bytesSent,
+               " bytes, ", ms(moved.transferSeconds), " ms), compile ",
+               ms(moved.compileSeconds), " ms; ", ms(total.seconds()), " ms in all");
   };
 
   RunResult result;
@@ -489,6 +565,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     if (trace) trace->setStep(step + 1);
     const TraceScope traced(mainTrack, "timestep", "timestep", step + 1);
     if (regridder && regridder->due(step)) regridNow();
+    if (dynamic && step > firstStep && step % dynamic->interval == 0) balanceNow();
     const double stable =
         app->stableTimestepLabel() == nullptr
             ? kUnlimitedStep
@@ -515,6 +592,10 @@ RunResult SimulationController::run(const RunOptions& options) {
     time = next;
     ++step;
     cellUpdates += cellsNow();
+    if (forecaster) {
+      for (const auto& each : schedulers)
+        forecaster->measured(each->takePatchSeconds());
+    }
     if (statsOut.is_open()) {
       SchedulerStats delta = stepScheduler.stats();
       delta -= before;
@@ -544,6 +625,8 @@ RunResult SimulationController::run(const RunOptions& options) {
   result.time = time;
   result.cellUpdates = cellUpdates;
   result.regrids = regrids;
+  result.rebalances = rebalances;
+  result.patchesMoved = patchesMoved;
   result.regridChecks = regridChecks;
   forEachLevel(grid, [&](const Level& each) { result.levelCells.push_back(each.numCells()); });
   result.outputDirectory = archiver.directory();

@@ -54,6 +54,8 @@ struct RunResult {
   int regridChecks = 0;          // times the component tagged for a regrid
   int regrids = 0;               // ... and the levels changed
   std::vector<std::int64_t> levelCells;  // the cells of each level at the end
+  int rebalances = 0;                    // dynamic load balancing's migrations
+  std::int64_t patchesMoved = 0;         // ... the patches they moved
   std::vector<FieldDigest> digests;
   std::vector<std::pair<std::string, double>> analysis;
   std::vector<std::string> analysisReport;  // the component's lines of text
