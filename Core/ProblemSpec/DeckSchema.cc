@@ -125,6 +125,10 @@ Schema loadBalancerSchema() {
                              "rebalance when the measured imbalance (busiest rank's time in "
                              "tasks over the mean, minus 1) exceeds it (default 0.1)")
                    .greaterThan("imbalance_threshold", 0.0, 1.0)
+                   .optional("strategy", VT::String,
+                             "how patches are placed by cost: sfc (contiguous pieces of the "
+                             "curve, default) or knapsack (heaviest first onto the least loaded)")
+                   .oneOf("strategy", {"sfc", "knapsack"})
                    .optional("smoothing", VT::Double,
                              "weight of the newest measurement in each patch's forecast cost "
                              "(default 0.5)")

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "CCA/Components/LoadBalancers/CostForecaster.h"
+#include "CCA/Components/LoadBalancers/Knapsack.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/LoadBalancers/RoundRobinLoadBalancer.h"
 #include "CCA/Components/LoadBalancers/SFCLoadBalancer.h"
@@ -323,6 +324,21 @@ TEST(SFCLoadBalancer, WeightsMoveWorkOffAHeavyPatch) {
   EXPECT_EQ(std::count(byCells.begin(), byCells.end(), 0), 4);
   EXPECT_EQ(std::count(byCost.begin(), byCost.end(), 0), 1) << "the heavy patch alone";
   EXPECT_THROW(SFCLoadBalancer().assignWeighted(grid, 2, std::vector<double>(3, 1.0)), Error);
+}
+
+TEST(Knapsack, HeaviestFirstOntoTheLeastLoaded) {
+  const Grid grid = makeGrid({6, 1, 1}, {6, 1, 1});
+  // Heaviest first, ties by id: 4 (id 1) -> rank 0, 4 (id 2) -> 1, then the
+  // ones alternate onto the lighter rank, the lower on a tie.
+  const std::vector<double> weights{1.0, 4.0, 4.0, 1.0, 1.0, 1.0};
+  const std::vector<int> owner = knapsackAssign(grid, 2, weights);
+  EXPECT_EQ(owner, (std::vector<int>{0, 0, 1, 1, 0, 1}));
+  EXPECT_EQ(rankLoads(weights, owner, 2), (std::vector<double>{6.0, 6.0}));
+  // No contiguous cut of the curve does as well: 7 and 5 at best.
+  const std::vector<int> cut = SFCLoadBalancer().assignWeighted(grid, 2, weights);
+  const std::vector<double> cutLoads = rankLoads(weights, cut, 2);
+  EXPECT_DOUBLE_EQ(*std::max_element(cutLoads.begin(), cutLoads.end()), 7.0);
+  EXPECT_THROW(knapsackAssign(grid, 0, weights), Error);
 }
 
 TEST(CostForecaster, SmoothsMeasurementsAndFallsBackToCells) {

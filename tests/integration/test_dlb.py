@@ -4,7 +4,7 @@
   static placement leaves one of 2 ranks 32 % above the mean): the balancer
   measures the patches' costs, rebalances and migrates patches, and the
   result is bitwise the static placement's, on 2 ranks in every mode and on
-  4 (oversubscribed); the run record counts the rebalances and the moves;
+  4 (oversubscribed), with the curve cut by cost and with knapsack; the run record counts the rebalances and the moves;
 - Burgers with levels that follow its fronts (regridding) and dynamic
   balancing on 3 ranks: the digests of every level equal those of the same
   run without dynamic balancing;
@@ -51,7 +51,9 @@ def main():
                        ["--scheduler", "async", "--record", str(record)]),
                    run("... 2 ranks host", taskbench, 2, QUICK, ["--scheduler", "host"]),
                    run("... 2 ranks sync", taskbench, 2, QUICK, ["--scheduler", "sync"]),
-                   run("... 4 ranks async", taskbench, 4, QUICK, ["--scheduler", "async"])]
+                   run("... 4 ranks async", taskbench, 4, QUICK, ["--scheduler", "async"]),
+                   run("... placed by knapsack, 2 ranks async", taskbench, 2,
+                       [*QUICK, "load_balancer.dynamic.strategy=knapsack"])]
         check("the static run rebalances never", rebalances(static) == (0, 0), static.stdout)
         counts = [rebalances(r) for r in dynamic]
         check("each dynamic run rebalanced and moved patches",

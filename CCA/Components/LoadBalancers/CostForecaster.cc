@@ -15,6 +15,7 @@ std::optional<DynamicBalance> DynamicBalance::fromDeck(const ProblemSpec& deck) 
   dynamic.interval = section->get<int>("interval");
   dynamic.threshold = section->get<double>("imbalance_threshold", dynamic.threshold);
   dynamic.smoothing = section->get<double>("smoothing", dynamic.smoothing);
+  dynamic.knapsack = section->get<std::string>("strategy", "sfc") == "knapsack";
   return dynamic;
 }
 

@@ -22,6 +22,7 @@ struct DynamicBalance {
   int interval = 1;        // timesteps between checks
   double threshold = 0.1;  // the measured imbalance above which the patches move
   double smoothing = 0.5;  // CostForecaster's
+  bool knapsack = false;   // strategy: knapsack rather than the curve (Knapsack.h)
 
   // nullopt without the section (the schema checked its keys).
   static std::optional<DynamicBalance> fromDeck(const ProblemSpec& deck);

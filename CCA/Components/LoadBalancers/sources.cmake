@@ -5,4 +5,5 @@ set(TESSERA_LOADBALANCER_SOURCES
   Components/LoadBalancers/RoundRobinLoadBalancer.cc
   Components/LoadBalancers/LoadBalancerFactory.cc
   Components/LoadBalancers/CostForecaster.cc
+  Components/LoadBalancers/Knapsack.cc
 )

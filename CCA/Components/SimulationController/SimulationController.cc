@@ -8,6 +8,7 @@
 
 #include "CCA/Components/DataArchiver/DataArchiver.h"
 #include "CCA/Components/LoadBalancers/CostForecaster.h"
+#include "CCA/Components/LoadBalancers/Knapsack.h"
 #include "CCA/Components/LoadBalancers/LoadBalancerFactory.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/GraphvizWriter.h"
@@ -287,8 +288,9 @@ RunResult SimulationController::run(const RunOptions& options) {
   std::optional<CostForecaster> forecaster;
   if (dynamic) {
     forecaster.emplace(dynamic->smoothing);
-    m_log.info("dynamic load balancing: every ", dynamic->interval,
-               " timestep(s) when the imbalance exceeds ", dynamic->threshold);
+    m_log.info("dynamic load balancing (", dynamic->knapsack ? "knapsack" : "the curve cut by cost",
+               "): every ", dynamic->interval, " timestep(s) when the imbalance exceeds ",
+               dynamic->threshold);
   }
   if (regridder || dynamic) transferComm.emplace(Communicator::duplicate(m_world.get()));
   std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
@@ -522,7 +524,9 @@ RunResult SimulationController::run(const RunOptions& options) {
     const TraceScope traced(mainTrack, "rebalance", "regrid", step);
     const Timer total;
     const std::vector<double> costs = forecaster->costs(grid, patchRanks, m_world);
-    std::vector<int> nextRanks = balancer->assignWeighted(grid, m_world.size(), costs);
+    std::vector<int> nextRanks = dynamic->knapsack
+                                     ? knapsackAssign(grid, m_world.size(), costs)
+                                     : balancer->assignWeighted(grid, m_world.size(), costs);
     const double before = imbalanceOf(rankLoads(costs, patchRanks, m_world.size()));
     const double after = imbalanceOf(rankLoads(costs, nextRanks, m_world.size()));
     std::int64_t moving = 0;
