@@ -63,8 +63,9 @@ Regridder::Regridder(const ProblemSpec& deck, AmrSpec amr, Application& app,
       m_log(log) {}
 
 std::optional<Grid> Regridder::regrid(const Grid& grid, const std::vector<int>& patchRanks,
-                                      OnDemandDataWarehouse& dw, GraphScheduler& sched,
-                                      RegridTimes& times, TraceTrack* trace) {
+                                      int generation, OnDemandDataWarehouse& dw,
+                                      GraphScheduler& sched, RegridTimes& times,
+                                      TraceTrack* trace) {
   // Tags on every level that may have a finer one: level k's make level k + 1.
   const int top = std::min(grid.numLevels() - 1, m_amr.maxLevels - 2);
   std::vector<std::vector<IntVector>> tiles(static_cast<std::size_t>(top + 1));
@@ -72,12 +73,19 @@ std::optional<Grid> Regridder::regrid(const Grid& grid, const std::vector<int>& 
   {
     const TraceScope traced(trace, "regrid: tagging", "regrid");
     const Timer timer;
-    sched.beginGraph("tagging");
-    scheduleStateInPlace(grid, m_app.stateLabels(), sched);
-    for (int k = 0; k <= top; ++k)
-      m_app.scheduleErrorEstimate(grid.level(k), sched, m_refineFlag);
+    // The tagging graph is compiled once per grid and placement, and reused
+    // while they stay (most regrids leave the levels as they are).
+    if (!m_tagging || m_taggingGeneration != generation) {
+      const TraceScope compiling(trace, "regrid: compile tagging", "regrid");
+      sched.beginGraph("tagging");
+      scheduleStateInPlace(grid, m_app.stateLabels(), sched);
+      for (int k = 0; k <= top; ++k)
+        m_app.scheduleErrorEstimate(grid.level(k), sched, m_refineFlag);
+      m_tagging = std::make_unique<CompiledGraph>(sched.compile(grid, patchRanks));
+      m_taggingGeneration = generation;
+    }
     OnDemandDataWarehouse none("OldDW", dw.timestep(), dw.time(), 0.0);
-    sched.execute(sched.compile(grid, patchRanks), none, dw);
+    sched.execute(*m_tagging, none, dw);
     for (int k = 0; k <= top; ++k) {
       const auto kk = static_cast<std::size_t>(k);
       tiles[kk] =

@@ -15,6 +15,7 @@
 #include "Core/Grid/Grid.h"
 #include "Core/ProblemSpec/ProblemSpec.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,8 +44,10 @@ class Regridder {
   // The grid the tags on `grid` (the state in `dw`, held as `patchRanks`
   // says) ask for, or nullopt when it has the same levels, regions and
   // patches as `grid`. Runs the tagging tasks on `sched`, into `dw`.
+  // `generation` changes whenever the grid or the placement does (the
+  // tagging graph compiled for the last one is reused until then).
   // Collective.
-  std::optional<Grid> regrid(const Grid& grid, const std::vector<int>& patchRanks,
+  std::optional<Grid> regrid(const Grid& grid, const std::vector<int>& patchRanks, int generation,
                              OnDemandDataWarehouse& dw, GraphScheduler& sched, RegridTimes& times,
                              TraceTrack* trace);
 
@@ -58,6 +61,8 @@ class Regridder {
   const VarLabel* m_refineFlag;
   const Communicator& m_comm;
   Logger& m_log;
+  std::unique_ptr<CompiledGraph> m_tagging;
+  int m_taggingGeneration = -1;
 };
 
 // True when both grids have the same levels with the same regions and patch layouts.

@@ -433,6 +433,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     double transferSeconds = 0.0;
     double compileSeconds = 0.0;
   };
+  int placements = 0;  // grids and placements the run has had, after the first
   const auto moveState = [&](std::optional<Grid> next, std::vector<int> nextRanks,
                              const char* compileSpan) {
     const Grid& target = next ? *next : grid;
@@ -458,6 +459,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", step, time, 0.0, nextPool);
     if (next) grid = std::move(*next);
     patchRanks = std::move(nextRanks);
+    ++placements;
     pool = std::move(nextPool);
     sched.beginGraph("after moving the state");
     scheduleStateInPlace(grid, cellLabels, sched);
@@ -491,7 +493,8 @@ RunResult SimulationController::run(const RunOptions& options) {
     const Timer total;
     RegridTimes times;
     ++regridChecks;
-    std::optional<Grid> next = regridder->regrid(grid, patchRanks, *newDW, sched, times, mainTrack);
+    std::optional<Grid> next =
+        regridder->regrid(grid, patchRanks, placements, *newDW, sched, times, mainTrack);
     if (!next) {
       m_log.info("regrid at timestep ", step, ": the levels stay (",
                  Regridder::describeLevels(grid), "); tagging ", ms(times.tagging),
