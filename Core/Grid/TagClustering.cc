@@ -58,11 +58,59 @@ std::vector<IntVector> uniqueTiles(std::vector<IntVector> tiles) {
   return tiles;
 }
 
+// Tiles (sorted z, y, x) merged into boxes of tile indices, the same boxes
+// for the same tiles: runs along x, then runs of equal x extent stacked
+// along y, then rectangles of equal extent stacked along z.
+namespace {
+
+std::vector<Box> mergedTiles(const std::vector<IntVector>& tiles) {
+  std::vector<Box> runs;  // along x, in (z, y, x) order
+  for (const IntVector& t : tiles) {
+    if (!runs.empty()) {
+      Box& last = runs.back();
+      if (last.lo().y == t.y && last.lo().z == t.z && last.hi().x == t.x) {
+        last = Box{last.lo(), {t.x + 1, t.y + 1, t.z + 1}};
+        continue;
+      }
+    }
+    runs.push_back(Box{t, t + IntVector::uniform(1)});
+  }
+  // Stacks boxes along `axis` where one starts right above another of the
+  // same extent across the other two axes (inputs sorted along `axis`'s
+  // slower axes first, as the runs and the rectangles are).
+  const auto stack = [](const std::vector<Box>& boxes, int axis) {
+    std::vector<Box> merged;
+    for (const Box& box : boxes) {
+      bool joined = false;
+      for (Box& open : merged) {
+        bool same = open.hi()[axis] == box.lo()[axis];
+        for (int other = 0; other < 3 && same; ++other) {
+          if (other == axis) continue;
+          same = open.lo()[other] == box.lo()[other] && open.hi()[other] == box.hi()[other];
+        }
+        if (same) {
+          IntVector hi = open.hi();
+          hi[axis] = box.hi()[axis];
+          open = Box{open.lo(), hi};
+          joined = true;
+          break;
+        }
+      }
+      if (!joined) merged.push_back(box);
+    }
+    return merged;
+  };
+  return stack(stack(runs, 1), 2);
+}
+
+}  // namespace
+
 TaggedRegions regionsFromTiles(const Level& level, const std::vector<IntVector>& tiles,
                                const IntVector& tile, int ratio, int nestingBuffer,
                                int maxPatchSize) {
   TaggedRegions result;
   const Box domain = level.cellBox();
+  std::vector<IntVector> nested;
   for (const IntVector& index : tiles) {
     const Box cells =
         Box{index * tile, (index + IntVector::uniform(1)) * tile}.intersection(domain);
@@ -79,6 +127,14 @@ TaggedRegions regionsFromTiles(const Level& level, const std::vector<IntVector>&
       ++result.notNested;
       continue;
     }
+    nested.push_back(index);
+  }
+  result.tiles = static_cast<int>(nested.size());
+  // Neighbouring tiles make one region (a box of them), cut into patches of
+  // a tile each: fewer, larger regions, whose patches share patch groups
+  // (one allocation, one kernel) as a level-0 region's do.
+  for (const Box& box : mergedTiles(nested)) {
+    const Box cells = Box{box.lo() * tile, box.hi() * tile}.intersection(domain);
     const Box fine = refine(cells, IntVector::uniform(ratio));
     result.regions.push_back({fine, patchLayoutFor(fine, ratio, maxPatchSize)});
   }

@@ -27,15 +27,19 @@ std::vector<IntVector> tilesOfTags(const std::vector<IntVector>& tagged, int buf
 std::vector<IntVector> uniqueTiles(std::vector<IntVector> tiles);
 
 struct TaggedRegions {
-  std::vector<LevelRegion> regions;  // in the finer level's cells, in tile order
+  std::vector<LevelRegion> regions;  // in the finer level's cells
+  int tiles = 0;                     // the tiles they are made of
   int notNested = 0;                 // tiles left out (see regionsFromTiles)
 };
 
-// The regions of the level above `level`: each tile (clipped to the
-// domain) refined by `ratio`, cut into patches of at most `maxPatchSize`
-// cells per axis. A tile whose cells and `nestingBuffer` cells around them
-// (clipped at non-periodic faces, wrapped across periodic ones) `level`
-// does not all hold is left out and counted: the finer level must nest.
+// The regions of the level above `level`: the tiles (clipped to the
+// domain), neighbours merged into boxes (runs along x, stacked along y,
+// then z: the same boxes for the same tiles), refined by `ratio` and cut
+// into patches of at most `maxPatchSize` cells per axis (a tile each when
+// it is max_patch_size / ratio cells). A tile whose cells and
+// `nestingBuffer` cells around them (clipped at non-periodic faces, wrapped
+// across periodic ones) `level` does not all hold is left out and counted:
+// the finer level must nest.
 TaggedRegions regionsFromTiles(const Level& level, const std::vector<IntVector>& tiles,
                                const IntVector& tile, int ratio, int nestingBuffer,
                                int maxPatchSize);

@@ -81,6 +81,35 @@ TEST(TagClustering, RegionsAreRefinedTilesCutByTheLargestPatch) {
   EXPECT_EQ(fine.numCells(), 2 * 8 * 8 * 8);
 }
 
+TEST(TagClustering, NeighbouringTilesMakeOneRegionOfATilePerPatch) {
+  Grid grid;
+  grid.addLevel(makeLevelSpec({16, 16, 16}, {2, 2, 2}, {1, 1, 1}));
+  // A 2 x 2 x 1 block of tiles, a tile beside it along y, a run of 2 above
+  // it along z and a tile alone: four regions, each tile one patch of 8^3.
+  const std::vector<IntVector> tiles = uniqueTiles(
+      {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 2, 0}, {3, 3, 3}, {0, 0, 1}, {1, 0, 1}});
+  const TaggedRegions next = regionsFromTiles(grid.level(0), tiles, kTile, 2, 0, 8);
+  EXPECT_EQ(next.tiles, 8);
+  std::vector<Box> cells;
+  std::vector<IntVector> layouts;
+  for (const LevelRegion& region : next.regions) {
+    cells.push_back(region.cells);
+    layouts.push_back(region.patches);
+  }
+  // Runs along x first, stacked along y, then along z: the block
+  // [0, 2) x [0, 2) x [0, 1) of tiles, the run at y = 2, the run at z = 1
+  // (it cannot join the block, which is wider along y), the lone tile;
+  // refined by 2, in cells.
+  EXPECT_EQ(cells,
+            (std::vector<Box>{Box{{0, 0, 0}, {16, 16, 8}}, Box{{0, 16, 0}, {8, 24, 8}},
+                              Box{{0, 0, 8}, {16, 8, 16}}, Box{{24, 24, 24}, {32, 32, 32}}}));
+  EXPECT_EQ(layouts, (std::vector<IntVector>{{2, 2, 1}, {1, 1, 1}, {2, 1, 1}, {1, 1, 1}}));
+  // The same cells as the tiles, in as many patches.
+  Level& fine = grid.addRefinedLevel({2, 2, 2}, next.regions);
+  EXPECT_EQ(fine.numPatches(), 8);
+  EXPECT_EQ(fine.numCells(), 8 * 8 * 8 * 8);
+}
+
 TEST(TagClustering, TilesThatWouldNotNestAreLeftOut) {
   for (const bool periodic : {false, true}) {
     Grid grid;

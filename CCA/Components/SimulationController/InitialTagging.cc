@@ -113,7 +113,7 @@ void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphSche
     }
     Level& added = grid.addRefinedLevel(amr.ratioVector(), next.regions);
     log.info("tagging: ", tagged, " cells of level ", finest.index(), " tagged; level ",
-             added.index(), ": ", next.regions.size(), " tile(s) of ", amr.tileCells(),
+             added.index(), ": ", next.tiles, " tile(s) of ", amr.tileCells(),
              " cells below, ", added.numCells(), " cells in ", added.numPatches(), " patches",
              next.notNested > 0 ? ", " + std::to_string(next.notNested) +
                                       " tile(s) left out (not nested in level " +
