@@ -75,6 +75,10 @@ def main():
               set(runs[0].digests) == {"u", "u@level1", "u@level2"}
               and all(r.digests == runs[0].digests and regrids(r) == first for r in runs),
               "\n".join(f"{r.digests} {regrids(r)}" for r in runs))
+        rebuilt = run("the same, 2 ranks, the timestep graph recompiled every step", 2,
+                      [*REGRID, "scheduler.rebuild_every_timestep=true"])
+        check("... the same digests (the recompiled graph is the timestep's, not the tagging's)",
+              rebuilt.digests == runs[0].digests, f"{rebuilt.digests}")
         still = run("the same levels throughout (no regrid_interval)", 2,
                     [s for s in REGRID if not s.startswith("amr.regrid_interval")])
         check("regridding changes the finer levels' result",

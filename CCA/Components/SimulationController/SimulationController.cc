@@ -588,6 +588,8 @@ RunResult SimulationController::run(const RunOptions& options) {
     oldDW->retainOnly(keep);
     newDW = std::make_unique<OnDemandDataWarehouse>("NewDW", step + 1, next, delT, pool);
     if (rebuildEveryStep) {
+      // Recorded again: a regrid's tagging graph may have been recorded since.
+      recordTimestepGraph();
       stepGraph = sched.compile(grid, patchRanks);
       m_log.debug("recompiled the timestep graph in ", stepGraph.compileSeconds * 1e3, " ms");
     }
