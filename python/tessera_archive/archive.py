@@ -7,7 +7,7 @@ import h5py
 import numpy as np
 import yaml
 
-_GROUPS = ("reductions", "blocks", "levels")
+_GROUPS = ("reductions", "blocks", "levels", "balance")
 
 
 def split_level(name):

@@ -9,13 +9,15 @@
   balancing on 3 ranks: the digests of every level equal those of the same
   run without dynamic balancing;
 - a restart of a rebalanced run on another rank count ends on the same
-  digests.
+  digests; on as many ranks it takes up the placement its checkpoint ran
+  with (the file's balance/patch_ranks).
 
 usage: test_dlb.py --sus S --mpirun M [--mpirun-flag=F]... TASKBENCH_DECK BURGERS_DECK WORKDIR
 """
 import json
 import pathlib
 import re
+import subprocess
 import sys
 
 from sus_runner import Checks, Sus, fresh_directory, parse_common_args
@@ -81,6 +83,15 @@ def main():
                     ["--restart", str(run_dir), "--checkpoint", "20"])
         check("... the same digests", again.digests == straight.digests == static.digests,
               f"{again.digests} {straight.digests}")
+        # On as many ranks the restart takes up the checkpoint's placement
+        # (balance/patch_ranks), which the log says.
+        command = [arg for arg in sus.command("", 2, [], ["--restart", str(run_dir), "--checkpoint", "20"])
+                   if arg != "--quiet"]
+        same = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        check("a restart on 2 ranks takes up the checkpoint's placement, the same digests",
+              same.returncode == 0 and "restart: the checkpoint's placement" in same.stdout + same.stderr
+              and f"digest taskbench.value {static.digests['taskbench.value']}" in same.stdout,
+              same.stdout[-2000:] + same.stderr[-2000:])
     check.finish()
 
 

@@ -339,6 +339,28 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
       });
     }
   }
+  {
+    // The placement the step ran with, for a restart on as many ranks
+    // (dynamic balancing's, which the curve alone would not give back).
+    const H5Group group = createGroup(file.get(), kBalanceGroup);
+    const hsize_t patches = static_cast<hsize_t>(patchRanks.size());
+    const H5Dataspace space(H5Screate_simple(1, &patches, nullptr), "dataspace");
+    const H5Dataset dataset = writeStep(comm, libraryFailed, [&] {
+      return H5Dataset(H5Dcreate2(group.get(), "patch_ranks", H5T_NATIVE_INT, space.get(),
+                                  H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                       "dataset");
+    });
+    writeStep(comm, libraryFailed, [&] {
+      // Rank 0 writes it.
+      const H5Dataspace selection(H5Scopy(space.get()), "selection");
+      if (!comm.isRoot()) TESSERA_HDF5_CHECK(H5Sselect_none(selection.get()));
+      TESSERA_HDF5_CHECK(H5Dwrite(dataset.get(), H5T_NATIVE_INT, selection.get(), selection.get(),
+                                  transfer.get(), patchRanks.data()));
+    });
+    writeStep(comm, libraryFailed, [&] {
+      writeAttribute(dataset.get(), "ranks", static_cast<std::int64_t>(comm.size()));
+    });
+  }
 }
 
 // An upper bound of a file's size: the datasets plus room for the metadata.

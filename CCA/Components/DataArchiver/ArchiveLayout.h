@@ -19,6 +19,10 @@ namespace tessera {
 inline constexpr const char* kBlockGroup = "blocks";
 inline constexpr const char* kLevelsGroup = "levels";
 inline constexpr const char* kReductionGroup = "reductions";
+// The placement the step ran with: `balance/patch_ranks` (a rank per patch,
+// by id) and its attribute `ranks` (how many there were).
+inline constexpr const char* kBalanceGroup = "balance";
+inline constexpr const char* kPatchRanksDataset = "balance/patch_ranks";
 
 // /blocks/<label>: a block variable's whole global array (rows, columns),
 // whatever the layout that wrote it.

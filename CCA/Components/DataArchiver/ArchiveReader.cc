@@ -50,7 +50,8 @@ const ArchiveEntry& ArchiveReader::output(int timestep) const {
 namespace {
 
 bool isGroupName(const std::string& name) {
-  return name == kBlockGroup || name == kLevelsGroup || name == kReductionGroup;
+  return name == kBlockGroup || name == kLevelsGroup || name == kReductionGroup ||
+         name == kBalanceGroup;
 }
 
 // "u@level2" -> ("u", 2); "u" -> ("u", 0).
@@ -200,6 +201,14 @@ ArchivedGrid ArchiveReader::grid(const ArchiveEntry& entry) const {
   grid.patches = readIntVectorAttribute(file.get(), "patches");
   for (int l = 1; l <= finerLevelsIn(file.get()); ++l)
     grid.finerLevels.push_back(readLevel(file.get(), path(entry), l));
+  if (hasLink(file.get(), kBalanceGroup) && hasLink(file.get(), kPatchRanksDataset)) {
+    const H5Dataset dataset(H5Dopen2(file.get(), kPatchRanksDataset, H5P_DEFAULT), "dataset");
+    const H5Dataspace space(H5Dget_space(dataset.get()), "dataspace");
+    grid.patchRanks.resize(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
+    TESSERA_HDF5_CHECK(H5Dread(dataset.get(), H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                               grid.patchRanks.data()));
+    grid.placementRanks = static_cast<int>(readIntAttribute(dataset.get(), "ranks"));
+  }
   return grid;
 }
 

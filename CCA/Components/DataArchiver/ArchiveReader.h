@@ -55,6 +55,10 @@ struct ArchivedGrid {
   Vector3 lower, upper, spacing;
   IntVector resolution, extraCells, patches;
   std::vector<ArchivedLevel> finerLevels;  // level 1, 2, ... (none for a single level)
+  // The placement of the step (kPatchRanksDataset): a rank per patch on
+  // placementRanks ranks; empty in files written before it was kept.
+  std::vector<int> patchRanks;
+  int placementRanks = 0;
   int numLevels() const { return 1 + static_cast<int>(finerLevels.size()); }
   // The resolution and spacing of level `l` (0: the grid's).
   IntVector resolutionOf(int l) const { return l == 0 ? resolution : finerLevels[l - 1].resolution; }

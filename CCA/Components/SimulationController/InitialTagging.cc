@@ -113,8 +113,8 @@ void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphSche
     }
     Level& added = grid.addRefinedLevel(amr.ratioVector(), next.regions);
     log.info("tagging: ", tagged, " cells of level ", finest.index(), " tagged; level ",
-             added.index(), ": ", next.tiles, " tile(s) of ", amr.tileCells(),
-             " cells below, ", added.numCells(), " cells in ", added.numPatches(), " patches",
+             added.index(), ": ", next.tiles, " tile(s) of ", amr.tileCells(), " cells below, ",
+             added.numCells(), " cells in ", added.numPatches(), " patches",
              next.notNested > 0 ? ", " + std::to_string(next.notNested) +
                                       " tile(s) left out (not nested in level " +
                                       std::to_string(finest.index()) + ")"
@@ -122,11 +122,11 @@ void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphSche
   }
 }
 
-void addArchivedLevels(Grid& grid, const std::string& runDirectory, std::optional<int> timestep,
-                       const Communicator& comm, Logger& log) {
+ArchivedGrid archivedGridOf(const std::string& runDirectory, std::optional<int> timestep,
+                            const Communicator& comm, Logger& log) {
   // The checkpoints in the order a restart tries them (DataArchiver::restore):
   // the one asked for, else the newest whose hierarchy can be read.
-  const ArchivedGrid archived = agreeOn(comm, [&] {
+  return agreeOn(comm, [&] {
     const ArchiveReader reader(runDirectory);
     const std::vector<ArchiveEntry>& checkpoints = reader.index().checkpoints;
     for (auto entry = checkpoints.rbegin(); entry != checkpoints.rend(); ++entry) {
@@ -141,6 +141,9 @@ void addArchivedLevels(Grid& grid, const std::string& runDirectory, std::optiona
     // None: the restart itself says why, listing the checkpoints.
     return ArchivedGrid{};
   });
+}
+
+void addArchivedLevels(Grid& grid, const ArchivedGrid& archived, Logger& log) {
   for (const ArchivedLevel& level : archived.finerLevels) {
     std::vector<LevelRegion> regions;
     for (std::size_t k = 0; k < level.regions.size(); ++k)

@@ -3,6 +3,7 @@
 // the deck's regions (docs/amr.md, "Tagging"): at initialisation, and from
 // a checkpoint on restart.
 
+#include "CCA/Components/DataArchiver/ArchiveReader.h"
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "CCA/Ports/Application.h"
@@ -46,10 +47,14 @@ void addTaggedLevels(Grid& grid, const AmrSpec& amr, Application& app, GraphSche
                      const LoadBalancer& balancer, const VarLabel* refineFlag, double initTime,
                      const Communicator& comm, Logger& log);
 
-// Grows `grid` (level 0 alone) to the hierarchy of the checkpoint a restart
-// of `runDirectory` reads (the one at `timestep`, else the newest): a
-// tagged run's levels are in its checkpoints, not in its deck. Collective.
-void addArchivedLevels(Grid& grid, const std::string& runDirectory, std::optional<int> timestep,
-                       const Communicator& comm, Logger& log);
+// What the checkpoint a restart of `runDirectory` reads (the one at
+// `timestep`, else the newest) holds of the grid: its levels (a tagged
+// run's are in its checkpoints, not in its deck) and its placement.
+// Collective.
+ArchivedGrid archivedGridOf(const std::string& runDirectory, std::optional<int> timestep,
+                            const Communicator& comm, Logger& log);
+
+// Grows `grid` (level 0 alone) to the hierarchy of `archived`.
+void addArchivedLevels(Grid& grid, const ArchivedGrid& archived, Logger& log);
 
 }  // namespace tessera

@@ -36,6 +36,8 @@
 #include <fstream>
 #include <iomanip>
 #include <limits>
+#include <functional>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -271,10 +273,14 @@ RunResult SimulationController::run(const RunOptions& options) {
   std::optional<Regridder> regridder;
   // Regridding's transfers have a communicator of their own (GridTransfer.h).
   std::optional<Communicator> transferComm;
+  std::optional<ArchivedGrid> archived;
+  if (options.restart) {
+    archived = archivedGridOf(options.restart->directory, options.restart->timestep, m_world, m_log);
+  }
   if (amr && amr->tagged()) {
     const VarLabel* refineFlag = labels.create<CCVariable<int>>("refineFlag");
     if (options.restart) {
-      addArchivedLevels(grid, options.restart->directory, options.restart->timestep, m_world, m_log);
+      addArchivedLevels(grid, *archived, m_log);
     } else {
       addTaggedLevels(grid, *amr, *app, sched, *balancer, refineFlag, control.initTime, m_world,
                       m_log);
@@ -294,6 +300,19 @@ RunResult SimulationController::run(const RunOptions& options) {
   }
   if (regridder || dynamic) transferComm.emplace(Communicator::duplicate(m_world.get()));
   std::vector<int> patchRanks = balancer->assign(grid, m_world.size());
+  // A dynamically balanced run restarted on as many ranks takes up the
+  // placement its checkpoint ran with, rather than measuring its way back.
+  if (dynamic && archived && archived->placementRanks == m_world.size() &&
+      archived->patchRanks.size() == patchRanks.size() &&
+      std::all_of(archived->patchRanks.begin(), archived->patchRanks.end(),
+                  [&](int r) { return r >= 0 && r < m_world.size(); })) {
+    const std::size_t differ = static_cast<std::size_t>(
+        std::inner_product(patchRanks.begin(), patchRanks.end(), archived->patchRanks.begin(), 0,
+                           std::plus<>(), std::not_equal_to<>()));
+    patchRanks = archived->patchRanks;
+    m_log.info("restart: the checkpoint's placement (", differ,
+               " patch(es) where the load balancer would have put them elsewhere)");
+  }
   const Level& level = grid.level(0);
   m_log.info("grid: ", level.resolution(), " cells in ", level.patchLayout(), " patches on ",
              m_world.size(), " rank(s), load balancer ", balancer->name());
