@@ -286,6 +286,22 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
                      "group");
     });
   };
+  // A small dataset `name` of `parent` that rank 0 writes whole from `data`.
+  const auto writtenByRoot = [&](hid_t parent, const char* name, hid_t type,
+                                 const H5Dataspace& space, const void* data) {
+    H5Dataset dataset = writeStep(comm, libraryFailed, [&] {
+      return H5Dataset(H5Dcreate2(parent, name, type, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                                  H5P_DEFAULT),
+                       "dataset");
+    });
+    writeStep(comm, libraryFailed, [&] {
+      const H5Dataspace selection(H5Scopy(space.get()), "selection");
+      if (!comm.isRoot()) TESSERA_HDF5_CHECK(H5Sselect_none(selection.get()));
+      TESSERA_HDF5_CHECK(H5Dwrite(dataset.get(), type, selection.get(), selection.get(),
+                                  transfer.get(), data));
+    });
+    return dataset;
+  };
   std::optional<H5Group> levels, level;
   for (const RegionData& region : regionsOf(grid, patchRanks, rank)) {
     if (region.level == 0) {
@@ -321,18 +337,8 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
       }
       const hid_t type = hdf5ValueType(label->valueType());
       const H5Dataspace space(H5Screate(H5S_SCALAR), "dataspace");
-      const H5Dataset dataset = writeStep(comm, libraryFailed, [&] {
-        return H5Dataset(H5Dcreate2(group->get(), label->name().c_str(), type, space.get(),
-                                    H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                         "dataset");
-      });
-      writeStep(comm, libraryFailed, [&] {
-        // Rank 0 writes it.
-        const H5Dataspace selection(H5Scopy(space.get()), "selection");
-        if (!comm.isRoot()) TESSERA_HDF5_CHECK(H5Sselect_none(selection.get()));
-        TESSERA_HDF5_CHECK(H5Dwrite(dataset.get(), type, selection.get(), selection.get(),
-                                    transfer.get(), value.data()));
-      });
+      const H5Dataset dataset =
+          writtenByRoot(group->get(), label->name().c_str(), type, space, value.data());
       writeStep(comm, libraryFailed, [&] {
         writeAttribute(dataset.get(), "value_type", label->valueType());
         writeAttribute(dataset.get(), "digest", digestOfBytes(value.data(), value.size()));
@@ -345,18 +351,8 @@ void writeContents(const H5File& file, const std::string& path, const Communicat
     const H5Group group = createGroup(file.get(), kBalanceGroup);
     const hsize_t patches = static_cast<hsize_t>(patchRanks.size());
     const H5Dataspace space(H5Screate_simple(1, &patches, nullptr), "dataspace");
-    const H5Dataset dataset = writeStep(comm, libraryFailed, [&] {
-      return H5Dataset(H5Dcreate2(group.get(), "patch_ranks", H5T_NATIVE_INT, space.get(),
-                                  H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                       "dataset");
-    });
-    writeStep(comm, libraryFailed, [&] {
-      // Rank 0 writes it.
-      const H5Dataspace selection(H5Scopy(space.get()), "selection");
-      if (!comm.isRoot()) TESSERA_HDF5_CHECK(H5Sselect_none(selection.get()));
-      TESSERA_HDF5_CHECK(H5Dwrite(dataset.get(), H5T_NATIVE_INT, selection.get(), selection.get(),
-                                  transfer.get(), patchRanks.data()));
-    });
+    const H5Dataset dataset =
+        writtenByRoot(group.get(), "patch_ranks", H5T_NATIVE_INT, space, patchRanks.data());
     writeStep(comm, libraryFailed, [&] {
       writeAttribute(dataset.get(), "ranks", static_cast<std::int64_t>(comm.size()));
     });
