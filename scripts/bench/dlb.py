@@ -21,7 +21,12 @@ placement's time with free messages and migrations); wall / bound (issue
 the patches moved. Writes dlb.json and dlb.png. A benchmark: it asserts
 nothing.
 
-usage: scripts/bench/dlb.py [--build build] [--runs 5] [--steps 300] [--out bench-results]
+With --workload burgers: Burgers' fronts refined by tagged levels that
+regrid every 4 timesteps (amr_regrid.py's 3-level case, to t = 0.1) on 2
+ranks: static (each regrid places the new grid by cells), and balanced
+dynamically every 2 timesteps; writes dlb_burgers.json and .png.
+
+usage: scripts/bench/dlb.py [--build build] [--runs 5] [--steps 300] [--workload taskbench|burgers] [--out bench-results]
 """
 import json
 import os
@@ -32,23 +37,49 @@ import tempfile
 
 from benchlib import ROOT, grouped_bar_chart, mpirun, parser, write_results
 
-DECK = ROOT / "inputs" / "TaskBench" / "imbalanced.yaml"
-CASES = {
-    "static": ["load_balancer.dynamic.interval=100000000"],
-    "dynamic": [],
-    "dynamic, knapsack": ["load_balancer.dynamic.strategy=knapsack"],
+WORKLOADS = {
+    "taskbench": {
+        "deck": ROOT / "inputs" / "TaskBench" / "imbalanced.yaml",
+        "sets": [],
+        "cases": {
+            "static": ["load_balancer.dynamic.interval=100000000"],
+            "dynamic": [],
+            "dynamic, knapsack": ["load_balancer.dynamic.strategy=knapsack"],
+        },
+        "ranks": (2, 4),
+        "steps": True,
+    },
+    # Burgers' fronts refined by tagged levels that regrid every 4 steps
+    # (amr_regrid.py's 3-level case): each regrid places the new grid by
+    # cells; the balancer then places it by measured cost.
+    "burgers": {
+        "deck": ROOT / "inputs" / "Burgers" / "burgers.yaml",
+        "sets": ["time.max_time=0.1", "grid.level.resolution=[32,32,32]", "grid.level.patches=[2,2,2]",
+                 "amr.max_levels=3", "amr.max_patch_size=16", "burgers.refine_threshold=0.02",
+                 "amr.regrid_interval=4", "amr.buffer=2"],
+        "cases": {
+            "static": [],
+            "dynamic": ["load_balancer.dynamic.interval=2"],
+            "dynamic, knapsack": ["load_balancer.dynamic.interval=2",
+                                  "load_balancer.dynamic.strategy=knapsack"],
+        },
+        "ranks": (2,),
+        "steps": False,
+    },
 }
-RANKS = (2, 4)
 
 
 def run_sus(args, case, ranks, scratch):
+    workload = WORKLOADS[args.workload]
     record = os.path.join(scratch, f"{case}-{ranks}.json")
     cmd = mpirun(ranks, bind="core" if ranks <= 2 else "none") + [
         str(args.build / "StandAlone" / "sus"), "--quiet", "--scheduler", "async", "--nthreads", "1",
-        "--max-timesteps", str(args.steps), "--record", record]
-    for assignment in CASES[case]:
+        "--record", record]
+    if workload["steps"]:
+        cmd += ["--max-timesteps", str(args.steps)]
+    for assignment in [*workload["sets"], *workload["cases"][case]]:
         cmd += ["--set", assignment]
-    cmd.append(str(DECK))
+    cmd.append(str(workload["deck"]))
     env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     if done.returncode != 0:
@@ -68,19 +99,22 @@ def chart(summary, path):
     rows = summary["rows"]
     return grouped_bar_chart(
         path, [f"{r['ranks']} ranks" for r in rows],
-        [(case, [r[case]["ratio"]["median"] for r in rows]) for case in CASES],
+        [(case, [r[case]["ratio"]["median"] for r in rows]) for case in summary["cases"]],
         "time loop / balanced lower bound (median)",
-        "Task Bench with load imbalance: static and dynamic placement", figsize=(6, 4))
+        f"{summary['workload']}: static and dynamic placement", figsize=(6, 4))
 
 
 def main():
     options = parser(__doc__)
     options.add_argument("--steps", type=int, default=300)
+    options.add_argument("--workload", choices=sorted(WORKLOADS), default="taskbench")
     args = options.parse_args()
+    cases = WORKLOADS[args.workload]["cases"]
+    rank_counts = WORKLOADS[args.workload]["ranks"]
     if args.runs < 5:
         sys.exit("--runs must be at least 5")
     args.build = args.build.resolve()
-    configs = [(case, ranks) for ranks in RANKS for case in CASES]
+    configs = [(case, ranks) for ranks in rank_counts for case in cases]
     results = {config: [] for config in configs}
     with tempfile.TemporaryDirectory(prefix="tessera-dlb-") as scratch:
         for round_ in range(args.runs):
@@ -93,9 +127,9 @@ def main():
     print("\n| ranks | placement | time loop (s) | balanced lower bound (s) | time / bound "
           "| measured imbalance | rebalances | patches moved |")
     print("|---|---|---|---|---|---|---|---|")
-    for ranks in RANKS:
+    for ranks in rank_counts:
         row = {"ranks": ranks}
-        for case in CASES:
+        for case in cases:
             runs = results[(case, ranks)]
             entry = {}
             for key, pick in (("wall", min), ("bound", min), ("ratio", min), ("imbalance", min),
@@ -108,12 +142,14 @@ def main():
                   f"| {entry['bound']['median']:.4g} | {entry['ratio']['median']:.3f} "
                   f"({entry['ratio']['best']:.3f}) | {100 * entry['imbalance']['median']:.1f} % "
                   f"| {entry['rebalances']['median']:g} | {entry['moved']['median']:g} |")
-        for case in ("dynamic", "dynamic, knapsack"):
+        for case in [c for c in cases if c != "static"]:
             row[f"{case} / static"] = row[case]["wall"]["median"] / row["static"]["wall"]["median"]
             print(f"| {ranks} | {case} / static time | {row[f'{case} / static']:.3f} | | | | | |")
         rows.append(row)
-    write_results(args.out, "dlb", {"steps": args.steps, "runs": args.runs,
-                                     "same_digests": len(digests) == 1, "rows": rows}, chart)
+    name = "dlb" if args.workload == "taskbench" else f"dlb_{args.workload}"
+    write_results(args.out, name, {"workload": args.workload, "cases": list(cases), "steps": args.steps,
+                                   "runs": args.runs, "same_digests": len(digests) == 1, "rows": rows},
+                  chart)
 
 
 if __name__ == "__main__":
