@@ -44,8 +44,10 @@ void scheduleStateInPlace(const Grid& grid, const std::vector<const VarLabel*>& 
   for (int l = 0; l < grid.numLevels(); ++l) {
     for (const VarLabel* label : labels) {
       if (label->kind() != VarKind::CellCentered) continue;
+      // Once per patch group, not per patch: a task per patch of a finer
+      // level's many patches cost more than the tagging itself.
       Task task("state " + label->name() + " in place",
-                [](const Patch&, const DataWarehouse&, DataWarehouse&, ExecutionContext&) {},
+                [](const PatchGroup&, const DataWarehouse&, DataWarehouse&, ExecutionContext&) {},
                 Task::Kind::Host);
       task.computesVar(label);
       sched.addTask(std::move(task), grid.level(l).eachPatch());
