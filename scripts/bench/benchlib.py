@@ -62,20 +62,37 @@ def bar_positions(groups, series, index, width):
     return [g + (index - (series - 1) / 2) * width for g in range(groups)]
 
 
-def run_sus_one_core(build, ranks, options, sets, deck):
-    """sus on `ranks` ranks of one core each with one thread, `options` and
-    `--set` assignments `sets`, on `deck`; its stdout. Exits naming the
-    command when sus fails."""
-    cmd = mpirun(ranks, bind="core") + [str(build / "StandAlone" / "sus"), "--quiet",
-                                       "--nthreads", "1", *options]
+def run_sus(build, ranks, options, sets, deck, bind="core", quiet=True, timeout=1200):
+    """sus on `ranks` ranks with one thread each, bound as `bind` says
+    (mpirun), with `options` and the `--set` assignments `sets`, on `deck`
+    (`--quiet` unless `quiet` is false); the finished process. Exits naming
+    the command when sus fails."""
+    cmd = mpirun(ranks, bind=bind) + [str(build / "StandAlone" / "sus"), *(["--quiet"] if quiet else []),
+                                      "--nthreads", "1", *options]
     for assignment in sets:
         cmd += ["--set", assignment]
     cmd.append(str(deck))
     env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     if done.returncode != 0:
         sys.exit(f"sus failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
-    return done.stdout
+    return done
+
+
+def run_sus_one_core(build, ranks, options, sets, deck):
+    """run_sus on ranks of one core each; its stdout."""
+    return run_sus(build, ranks, options, sets, deck).stdout
+
+
+def run_sus_recorded(build, ranks, options, sets, deck, scratch, bind="core", quiet=True):
+    """run_sus writing its run record (--record) into the folder `scratch`,
+    removed again: (the record as a dict, the finished process)."""
+    record = os.path.join(scratch, "record.json")
+    done = run_sus(build, ranks, [*options, "--record", record], sets, deck, bind, quiet)
+    with open(record) as f:
+        result = json.load(f)
+    os.remove(record)
+    return result, done
 
 
 def grouped_bar_chart(path, groups, series, ylabel, title, figsize=(8, 4)):

@@ -29,13 +29,11 @@ dynamically every 2 timesteps; writes dlb_burgers.json and .png.
 usage: scripts/bench/dlb.py [--build build] [--runs 5] [--steps 300] [--workload taskbench|burgers] [--out bench-results]
 """
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
-from benchlib import ROOT, grouped_bar_chart, mpirun, parser, write_results
+from benchlib import ROOT, grouped_bar_chart, parser, run_sus_recorded, write_results
 
 WORKLOADS = {
     "taskbench": {
@@ -71,22 +69,12 @@ WORKLOADS = {
 
 def run_sus(args, case, ranks, scratch):
     workload = WORKLOADS[args.workload]
-    record = os.path.join(scratch, f"{case}-{ranks}.json")
-    cmd = mpirun(ranks, bind="core" if ranks <= 2 else "none") + [
-        str(args.build / "StandAlone" / "sus"), "--quiet", "--scheduler", "async", "--nthreads", "1",
-        "--record", record]
+    options = ["--scheduler", "async"]
     if workload["steps"]:
-        cmd += ["--max-timesteps", str(args.steps)]
-    for assignment in [*workload["sets"], *workload["cases"][case]]:
-        cmd += ["--set", assignment]
-    cmd.append(str(workload["deck"]))
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
-    if done.returncode != 0:
-        sys.exit(f"sus failed: {' '.join(cmd)}\n{done.stdout}\n{done.stderr}")
-    with open(record) as f:
-        result = json.load(f)
-    os.remove(record)
+        options += ["--max-timesteps", str(args.steps)]
+    result, _ = run_sus_recorded(args.build, ranks, options,
+                                 [*workload["sets"], *workload["cases"][case]], workload["deck"],
+                                 scratch, bind="core" if ranks <= 2 else "none")
     wall = result["wall_seconds"]["time_loop"]
     balance = result["load_balance"]
     bound = sum(balance["task_seconds"]) / ranks

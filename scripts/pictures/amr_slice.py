@@ -10,8 +10,12 @@ the result for a two-level Burgers run.
 import pathlib
 import sys
 
-from paraview.simple import (ColorBy, CreateView, ExtractBlock, GetColorTransferFunction, GetScalarBar,
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from paraview.simple import (ColorBy, ExtractBlock, GetColorTransferFunction, GetScalarBar,
                              Outline, SaveScreenshot, Show, Slice, Transform, XDMFReader)
+
+from pvview import white_view  # noqa: E402
 
 run, png = pathlib.Path(sys.argv[1]), sys.argv[2]
 variable = sys.argv[3] if len(sys.argv) > 3 else "u"
@@ -19,14 +23,7 @@ outputs = sorted(run.glob("t*.xmf"))
 reader = XDMFReader(FileNames=[str(outputs[-1])])
 reader.UpdatePipeline()
 
-view = CreateView("RenderView")
-view.ViewSize = [900, 760]
-view.OrientationAxesVisibility = 0
-view.Background = [1.0, 1.0, 1.0]
-try:
-    view.UseColorPaletteForBackground = 0
-except AttributeError:  # older ParaView: the background is set directly
-    pass
+view = white_view([900, 760])
 
 # One slice per level, each finer one drawn a little nearer the camera so
 # that it covers the coarse cells it refines (the levels overlap in space).

@@ -11,8 +11,12 @@ regions outlined.
 import pathlib
 import sys
 
-from paraview.simple import (ColorBy, CreateView, GetAnimationScene, GetColorTransferFunction, Outline,
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from paraview.simple import (ColorBy, GetAnimationScene, GetColorTransferFunction, Outline,
                              SaveScreenshot, Show, Slice, XDMFReader)
+
+from pvview import white_view  # noqa: E402
 
 run, png = pathlib.Path(sys.argv[1]), sys.argv[2]
 variable = sys.argv[3] if len(sys.argv) > 3 else "u"
@@ -26,14 +30,7 @@ for t in times:
 
 scene = GetAnimationScene()
 scene.UpdateAnimationUsingDataTimeSteps()
-view = CreateView("RenderView")
-view.ViewSize = [1500, 760]
-view.OrientationAxesVisibility = 0
-view.Background = [1.0, 1.0, 1.0]
-try:
-    view.UseColorPaletteForBackground = 0
-except AttributeError:  # older ParaView: the background is set directly
-    pass
+view = white_view([1500, 760])
 lut = GetColorTransferFunction(variable)
 lut.ApplyPreset("Viridis (matplotlib)", True)
 cut = Slice(Input=reader)

@@ -8,6 +8,7 @@
 // deeply enough for the ghost layers is a compile error that says so.
 #include <gtest/gtest.h>
 
+#include "LevelTestFields.h"
 #include "TestHelpers.h"
 
 #include "CCA/Components/Schedulers/GraphScheduler.h"
@@ -32,16 +33,10 @@ namespace {
 
 const char* const kModes[] = {"host", "sync", "async"};
 
-double coarseValue(const IntVector& c) {
-  return std::sin(0.4 * c.x) + 0.1 * c.y * c.y - 0.3 * c.z + 0.01 * c.x * c.z;
-}
-double fineValue(const IntVector& c) {
-  return 1000.0 + c.x + 100.0 * c.y + 10000.0 * c.z;
-}
-
-bool sameBits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof(double)) == 0;
-}
+using testing::coarseValue;
+using testing::coarseValueSeen;
+using testing::fineValue;
+using testing::sameBits;
 
 // Level 0: 16 x 16 x 8 cells in 2 x 2 x 2 patches, periodic along x, one
 // extra cell beyond the y walls and none beyond the z walls. Level 1 (ratio
@@ -70,12 +65,7 @@ TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLeve
   // The coarse field as the runtime sees it: held cells (the interior and
   // the y extra cells), wrapped along x, the last held plane beyond the z walls.
   const Box held = coarse.extendedCellBox();
-  const auto coarseAt = [&](IntVector c) {
-    c.x = ((c.x % 16) + 16) % 16;
-    for (int axis = 1; axis < 3; ++axis)
-      c[axis] = std::clamp(c[axis], held.lo()[axis], held.hi()[axis] - 1);
-    return coarseValue(c);
-  };
+  const auto coarseAt = [&](const IntVector& c) { return coarseValueSeen(c, held, 16); };
   for (const RefineOp op : {RefineOp::LimitedLinear, RefineOp::Linear, RefineOp::Constant}) {
     // Patch groups change where the ghost cells live, not the operator:
     // both ways for the default operator, grouped for the others (CI time).

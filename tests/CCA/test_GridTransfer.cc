@@ -8,6 +8,7 @@
 // stencil is an error on every rank.
 #include <gtest/gtest.h>
 
+#include "LevelTestFields.h"
 #include "TestHelpers.h"
 
 #include "CCA/Components/Schedulers/GridTransfer.h"
@@ -27,16 +28,10 @@
 namespace tessera {
 namespace {
 
-double coarseValue(const IntVector& c) {
-  return std::sin(0.4 * c.x) + 0.1 * c.y * c.y - 0.3 * c.z + 0.01 * c.x * c.z;
-}
-double fineValue(const IntVector& c) {
-  return 1000.0 + c.x + 100.0 * c.y + 10000.0 * c.z;
-}
-
-bool sameBits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof(double)) == 0;
-}
+using testing::coarseValue;
+using testing::coarseValueSeen;
+using testing::fineValue;
+using testing::sameBits;
 
 // Level 0: 16 x 16 x 8 cells in 2 x 2 x 2 patches, periodic along x, one
 // extra cell beyond the y walls and none beyond the z walls.
@@ -101,13 +96,8 @@ TEST_F(GridTransferTest, HeldCellsArriveAsTheyWereAndNewOnesAreRefinedFromTheLev
   // cells held, the last held plane beyond the z walls.
   const Box held = coarse.extendedCellBox();
   CCVariable<double> coarseField(held.grow(2), "coarse");
-  coarseField.box().forEachCell([&](const IntVector& cell) {
-    IntVector c = cell;
-    c.x = ((c.x % 16) + 16) % 16;
-    for (int axis = 1; axis < 3; ++axis)
-      c[axis] = std::clamp(c[axis], held.lo()[axis], held.hi()[axis] - 1);
-    coarseField(cell) = coarseValue(c);
-  });
+  coarseField.box().forEachCell(
+      [&](const IntVector& cell) { coarseField(cell) = coarseValueSeen(cell, held, 16); });
 
   for (const RefineOp op : {RefineOp::LimitedLinear, RefineOp::Linear, RefineOp::Constant}) {
     const VarLabel* u = m_labels.create<CCVariable<double>>(

@@ -315,13 +315,18 @@ void DataArchiver::writeXdmf() {
   if (variables.empty()) return;  // block variables only (the GEMM): nothing on a mesh to show
   std::string all;
   // Each output's own .xmf, written with it, describes the grid of its
-  // step (the levels change when the run regrids); run.xmf gathers them.
+  // step (the levels change when the run regrids); run.xmf gathers them,
+  // kept in memory once made (or read, for an output this run did not write).
   for (const ArchiveEntry& output : m_index.outputs) {
-    const std::string single = m_directory + "/" + fs::path(output.file).stem().string() + ".xmf";
-    std::string grid = fs::exists(single) ? xdmfGridOf(readTextFile(single)) : std::string();
+    std::string& grid = m_xdmfGrids[output.file];
     if (grid.empty()) {
-      grid = xdmfGrid(*m_grid, output, variables);
-      writeFileAtomically(single, xdmfDocument(grid, false));
+      const std::string single =
+          m_directory + "/" + fs::path(output.file).stem().string() + ".xmf";
+      if (fs::exists(single)) grid = xdmfGridOf(readTextFile(single));
+      if (grid.empty()) {
+        grid = xdmfGrid(*m_grid, output, variables);
+        writeFileAtomically(single, xdmfDocument(grid, false));
+      }
     }
     all += grid;
   }

@@ -132,6 +132,7 @@ class DataArchiver {
   std::uint64_t m_deckDigest = 0;   // of m_directory/input.yaml
   double m_checkpointSeconds = 0.0;
   std::int64_t m_checkpointBytes = 0;
+  std::map<std::string, std::string> m_xdmfGrids;  // by output file: its XDMF grid
 };
 
 }  // namespace tessera

@@ -119,19 +119,19 @@ double GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& n
 
 void GraphScheduler::recordPatchSeconds(const ExecutionState& state) {
   const CompiledGraph& graph = state.graph();
-  if (graph.name != "timestep") return;
+  if (!m_measurePatchSeconds || graph.name != "timestep") return;
   for (const DetailedTask& node : graph.detailedTasks) {
     if (node.kind != DetailedTask::Kind::PatchTask) continue;
     const double seconds = state.taskSeconds()[static_cast<std::size_t>(node.id)];
-    const std::vector<const Patch*> patches = graph.patchesOf(node);
-    std::int64_t cells = 0;
-    for (const Patch* patch : patches)
-      cells += patch->numCells();
-    for (const Patch* patch : patches) {
-      m_patchSeconds[patch->id()] +=
-          cells > 0 ? seconds * static_cast<double>(patch->numCells()) / static_cast<double>(cells)
-                    : seconds / static_cast<double>(patches.size());
+    if (node.group < 0) {
+      m_patchSeconds[node.patch->id()] += seconds;
+      continue;
     }
+    const PatchGroup& group = graph.groups[static_cast<std::size_t>(node.group)];
+    // A group is a box of whole patches: its interior is their cells.
+    const double perCell = seconds / static_cast<double>(group.interior().volume());
+    for (const Patch* patch : group.patches())
+      m_patchSeconds[patch->id()] += perCell * static_cast<double>(patch->numCells());
   }
 }
 

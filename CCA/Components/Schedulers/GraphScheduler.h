@@ -73,10 +73,13 @@ class GraphScheduler : public Scheduler {
   // Records later executions on `trace` (owned by the caller; null: off).
   void setTrace(Trace* trace) { m_trace = trace; }
 
-  // Seconds spent inside the tasks of the executed graphs named "timestep"
-  // on this rank's patches since the last call, by patch id (a task on a
-  // patch group shares its time among the group's patches by cells): what
-  // a dynamic load balancer forecasts patch costs from.
+  // With `on`, the executions of graphs named "timestep" charge their tasks'
+  // times to their patches (a task on a patch group shares its time among
+  // the group's patches by cells): what a dynamic load balancer forecasts
+  // patch costs from. Off by default: a run that balances statically pays
+  // nothing for it.
+  void measurePatchSeconds(bool on) { m_measurePatchSeconds = on; }
+  // The seconds charged to this rank's patches since the last call, by patch id.
   std::map<int, double> takePatchSeconds();
 
   // Runs one patch task of `graph` (on a patch or a patch group) on the
@@ -111,6 +114,7 @@ class GraphScheduler : public Scheduler {
   std::unique_ptr<TaskGraph> m_recording;
   // Replaced, never changed in place: compiled graphs share the version they used.
   std::shared_ptr<const TaskGraph::BlockLayouts> m_blockLayouts;
+  bool m_measurePatchSeconds = false;
   std::map<int, double> m_patchSeconds;
 };
 

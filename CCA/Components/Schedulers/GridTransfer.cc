@@ -103,15 +103,6 @@ GridVariableBase& variableOf(OnDemandDataWarehouse& dw, const VarLabel* label, c
   return *var;
 }
 
-// The cells of `patch` on the new grid that its level in the old grid held.
-std::vector<Box> heldBefore(const Level* old, const Patch& patch) {
-  std::vector<Box> held;
-  if (old == nullptr) return held;
-  for (const Patch* source : old->patchesIntersecting(patch.extendedBox()))
-    held.push_back(source->extendedBox().intersection(patch.extendedBox()));
-  return held;
-}
-
 // Where the label's cells of `patch` outside `held` are refined from.
 Staging stagingFor(const Patch& patch, const std::vector<Box>& held, const VarLabel* label) {
   Staging staging;
@@ -156,12 +147,15 @@ GridTransferCounts transferGrid(const GridSide& from, const GridSide& to,
       }
     }
 
-    // What the old grid's level held: copied (or sent) as it is.
+    // What the old grid's level held: copied (or sent) as it is. `held`
+    // keeps, per patch of the level, the cells that came so.
     Phase copies(from.grid, Task::OldDW, rank);
+    std::vector<std::vector<Box>> held(level.patches().size());
     if (old != nullptr) {
       for (const Patch& patch : level.patches()) {
         for (const Patch* source : old->patchesIntersecting(patch.extendedBox())) {
           const Box box = source->extendedBox().intersection(patch.extendedBox());
+          held[static_cast<std::size_t>(patch.id() - level.firstPatchId())].push_back(box);
           for (const VarLabel* label : labels) {
             copies.add({label, Task::OldDW, source->id(), patch.id(), box, IntVector{}, 0},
                        ownerFrom(source->id()), ownerTo(patch.id()));
@@ -188,9 +182,10 @@ GridTransferCounts transferGrid(const GridSide& from, const GridSide& to,
     Phase coarseCells(to.grid, Task::NewDW, rank);
     std::map<std::pair<int, const VarLabel*>, Staging> stagings;
     for (const Patch& patch : level.patches()) {
-      const std::vector<Box> held = heldBefore(old, patch);
+      const std::vector<Box>& cameBefore =
+          held[static_cast<std::size_t>(patch.id() - level.firstPatchId())];
       for (const VarLabel* label : labels) {
-        Staging staging = stagingFor(patch, held, label);
+        Staging staging = stagingFor(patch, cameBefore, label);
         if (staging.fineBoxes.empty()) continue;
         const std::vector<GhostRegion> sources = coarse.sourcesOf(staging.held);
         std::vector<Box> missing{staging.held};

@@ -53,14 +53,9 @@ std::vector<IntVector> merged(const std::vector<IntVector>& a, const std::vector
 
 }  // namespace
 
-Regridder::Regridder(const ProblemSpec& deck, AmrSpec amr, Application& app,
-                     const VarLabel* refineFlag, const Communicator& comm, Logger& log)
-    : m_deck(deck),
-      m_amr(std::move(amr)),
-      m_app(app),
-      m_refineFlag(refineFlag),
-      m_comm(comm),
-      m_log(log) {}
+Regridder::Regridder(AmrSpec amr, Application& app, const VarLabel* refineFlag,
+                     const Communicator& comm, Logger& log)
+    : m_amr(std::move(amr)), m_app(app), m_refineFlag(refineFlag), m_comm(comm), m_log(log) {}
 
 std::optional<Grid> Regridder::regrid(const Grid& grid, const std::vector<int>& patchRanks,
                                       int generation, OnDemandDataWarehouse& dw,
@@ -106,9 +101,9 @@ std::optional<Grid> Regridder::regrid(const Grid& grid, const std::vector<int>& 
     tiles[kk] = merged(tiles[kk], tilesForNesting(tiles[kk + 1], fine.resolution(),
                                                   coarseResolution, periodic, m_amr));
   }
-  // Then level by level from level 0, the deck's.
-  const ProblemSpec amrSection = m_deck.section("amr");
-  Grid next = Grid::fromDeck(m_deck.section("grid"), &amrSection);
+  // Then level by level from level 0, which never changes.
+  Grid next;
+  next.addLevel(grid.level(0).spec());
   for (int k = 0; k <= top; ++k) {
     const auto kk = static_cast<std::size_t>(k);
     const Level& below = next.level(k);

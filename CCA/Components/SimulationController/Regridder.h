@@ -13,7 +13,6 @@
 #include "CCA/Ports/Application.h"
 #include "Core/Grid/AmrSpec.h"
 #include "Core/Grid/Grid.h"
-#include "Core/ProblemSpec/ProblemSpec.h"
 
 #include <memory>
 #include <optional>
@@ -33,10 +32,9 @@ struct RegridTimes {
 
 class Regridder {
  public:
-  // `deck` makes level 0 (its grid and amr sections); `refineFlag` is the
-  // label the tagging tasks compute.
-  Regridder(const ProblemSpec& deck, AmrSpec amr, Application& app, const VarLabel* refineFlag,
-            const Communicator& comm, Logger& log);
+  // `refineFlag` is the label the tagging tasks compute.
+  Regridder(AmrSpec amr, Application& app, const VarLabel* refineFlag, const Communicator& comm,
+            Logger& log);
 
   // True when the timestep loop regrids before the timestep after `step`.
   bool due(int step) const { return step > 0 && step % m_amr.regridInterval == 0; }
@@ -55,7 +53,6 @@ class Regridder {
   static std::string describeLevels(const Grid& grid);
 
  private:
-  ProblemSpec m_deck;
   AmrSpec m_amr;
   Application& m_app;
   const VarLabel* m_refineFlag;

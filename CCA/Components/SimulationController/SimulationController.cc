@@ -225,7 +225,7 @@ RunResult SimulationController::run(const RunOptions& options) {
                       m_log);
     }
     if (amr->regrids()) {
-      regridder.emplace(m_deck, *amr, *app, refineFlag, m_world, m_log);
+      regridder.emplace(*amr, *app, refineFlag, m_world, m_log);
       m_log.info("regridding every ", amr->regridInterval, " timestep(s)");
     }
   }
@@ -233,6 +233,8 @@ RunResult SimulationController::run(const RunOptions& options) {
   std::optional<CostForecaster> forecaster;
   if (dynamic) {
     forecaster.emplace(dynamic->smoothing);
+    for (const auto& each : schedulers)
+      each->measurePatchSeconds(true);
     m_log.info("dynamic load balancing (", dynamic->knapsack ? "knapsack" : "the curve cut by cost",
                "): every ", dynamic->interval, " timestep(s) when the imbalance exceeds ",
                dynamic->threshold);
@@ -409,10 +411,12 @@ RunResult SimulationController::run(const RunOptions& options) {
         transferGrid({grid, patchRanks, *newDW}, {target, nextRanks, *moved}, cellLabels,
                      *transferComm, transferStats, mainTrack);
     report.transferSeconds = m_world.allreduceMax(transferTimer.seconds());
-    report.counts.copiedCells = m_world.allreduceSum(counts.copiedCells);
-    report.counts.refinedCells = m_world.allreduceSum(counts.refinedCells);
-    report.counts.messages = m_world.allreduceSum(counts.messages);
-    report.counts.bytesSent = m_world.allreduceSum(counts.bytesSent);
+    // One sum of the four counts (exact as doubles: far below 2^53).
+    const std::vector<double> sums = m_world.allreduceSum(std::vector<double>{
+        static_cast<double>(counts.copiedCells), static_cast<double>(counts.refinedCells),
+        static_cast<double>(counts.messages), static_cast<double>(counts.bytesSent)});
+    report.counts = {static_cast<std::int64_t>(sums[0]), static_cast<std::int64_t>(sums[1]),
+                     static_cast<std::int64_t>(sums[2]), static_cast<std::int64_t>(sums[3])};
     newDW.reset();
     oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", step, time, 0.0, nextPool);
     if (next) grid = std::move(*next);
@@ -634,14 +638,7 @@ RunResult SimulationController::run(const RunOptions& options) {
 }
 
 double RunResult::loadImbalance() const {
-  if (loopTaskSeconds.size() < 2) return 0.0;
-  double sum = 0.0, most = 0.0;
-  for (const double seconds : loopTaskSeconds) {
-    sum += seconds;
-    most = std::max(most, seconds);
-  }
-  const double mean = sum / static_cast<double>(loopTaskSeconds.size());
-  return mean > 0.0 ? most / mean - 1.0 : 0.0;
+  return imbalanceOf(loopTaskSeconds);
 }
 
 }  // namespace tessera
