@@ -1,5 +1,6 @@
 #include "Components/RegisterComponents.h"
 
+#include "Components/Advection/Advection.h"
 #include "Components/Burgers/Burgers.h"
 #include "Components/Gemm/Gemm.h"
 #include "Components/Heat/Heat.h"
@@ -9,6 +10,8 @@
 namespace tessera {
 
 void registerComponents(ComponentRegistry& registry) {
+  registry.add("advection",
+               [](ApplicationContext& context) { return std::make_unique<Advection>(context); });
   registry.add("burgers",
                [](ApplicationContext& context) { return std::make_unique<Burgers>(context); });
   registry.add("gemm", [](ApplicationContext& context) { return std::make_unique<Gemm>(context); });

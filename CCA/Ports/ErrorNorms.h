@@ -1,7 +1,7 @@
 #pragma once
-// The error of a field against an exact solution: the sum of squares
-// (exact, so the L2 norm has the same bits on any layout) and the largest
-// magnitude, over a box or over the cells of a patch that make the
+// The error of a field against an exact solution: the sums of squares and
+// of magnitudes (exact, so the L2 and L1 norms have the same bits on any
+// layout) and the largest magnitude, over a box or over the cells of a patch that make the
 // composite solution of a refined grid. Burgers and the heat and Jacobi
 // stencils report them.
 
@@ -14,6 +14,7 @@ namespace tessera {
 
 struct ErrorNorms {
   ExactSum squared;
+  ExactSum absolute;
   double largest = 0.0;
 };
 
@@ -30,6 +31,12 @@ ErrorNorms errorNorms(ExecutionContext& exec, const Box& box, const CellArray<co
         sum.add(e * e * weight);
       },
       Kokkos::Sum<ExactSum>(norms.squared));
+  exec.parallelReduce(
+      box,
+      KOKKOS_LAMBDA(int i, int j, int k, ExactSum& sum) {
+        sum.add(Kokkos::Experimental::fabs(u(i, j, k) - exact(i, j, k)) * weight);
+      },
+      Kokkos::Sum<ExactSum>(norms.absolute));
   exec.parallelReduce(
       box,
       KOKKOS_LAMBDA(int i, int j, int k, double& worst) {
@@ -53,9 +60,29 @@ ErrorNorms compositeErrorNorms(ExecutionContext& exec, const Patch& patch,
   for (const Box& box : level.compositeCells(patch)) {
     const ErrorNorms part = errorNorms(exec, box, u, exact, level.cellVolumeFraction());
     norms.squared += part.squared;
+    norms.absolute += part.absolute;
     if (part.largest > norms.largest) norms.largest = part.largest;
   }
   return norms;
+}
+
+// The integral of `u` over the cells of `patch` no finer level covers, in
+// level-0 cells (each value weighted by the patch's cell volume over a
+// level-0 cell's), added exactly: the sum over every level's patches is
+// the composite solution's integral over the domain in those units, with
+// the same bits on any layout.
+inline ExactSum compositeTotal(ExecutionContext& exec, const Patch& patch,
+                               const CellArray<const double>& u) {
+  const double weight = patch.level().cellVolumeFraction();
+  ExactSum total;
+  for (const Box& box : patch.level().compositeCells(patch)) {
+    ExactSum part;
+    exec.parallelReduce(
+        box, KOKKOS_LAMBDA(int i, int j, int k, ExactSum& sum) { sum.add(u(i, j, k) * weight); },
+        Kokkos::Sum<ExactSum>(part));
+    total += part;
+  }
+  return total;
 }
 
 }  // namespace tessera

@@ -462,6 +462,19 @@ void ProblemSpec::read(const std::string& key, std::vector<std::string>& out) co
   });
 }
 
+void ProblemSpec::read(const std::string& key, std::vector<double>& out) const {
+  readAs(key, out, "a list of numbers", [](const YAML::Node& n, std::vector<double>& v) {
+    if (!n.IsSequence()) return false;
+    v.clear();
+    for (const auto& item : n) {
+      double value = 0.0;
+      if (!item.IsScalar() || !parseDouble(item.Scalar(), value)) return false;
+      v.push_back(value);
+    }
+    return true;
+  });
+}
+
 std::string ProblemSpec::toYaml() const {
   if (!m_node->value.IsMap()) return "{}\n";
   YAML::Emitter out;

@@ -41,7 +41,7 @@ class ProblemSpec {
   std::optional<ProblemSpec> findSection(const std::string& key) const;
 
   // T is one of int, double, bool, std::string, IntVector, Vector3, std::array<bool, 3>,
-  // std::vector<std::string>. A present key whose value does not convert is always an
+  // std::vector<std::string>, std::vector<double>. A present key whose value does not convert is always an
   // error, even when there is a fallback: a typo must not silently become the default.
   template <class T>
   T get(const std::string& key) const {
@@ -94,6 +94,7 @@ class ProblemSpec {
   void read(const std::string& key, Vector3& out) const;
   void read(const std::string& key, std::array<bool, 3>& out) const;
   void read(const std::string& key, std::vector<std::string>& out) const;
+  void read(const std::string& key, std::vector<double>& out) const;
 
   std::shared_ptr<const Deck> m_deck;
   std::shared_ptr<const Node> m_node;

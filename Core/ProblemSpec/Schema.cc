@@ -80,7 +80,7 @@ std::string toText(const T& value) {
 bool isNumeric(ValueType type) {
   return type == ValueType::Int || type == ValueType::Double || type == ValueType::IntVector ||
          type == ValueType::Vector3 || type == ValueType::TileSpec ||
-         type == ValueType::NameOrTriple;
+         type == ValueType::NameOrTriple || type == ValueType::DoubleList;
 }
 
 }  // namespace
@@ -103,6 +103,8 @@ const char* describeType(ValueType type) {
       return "a list of 3 booleans";
     case ValueType::StringList:
       return "a list of strings";
+    case ValueType::DoubleList:
+      return "a list of numbers";
     case ValueType::Section:
     case ValueType::AnySection:
       return "a section (a map of keys)";
@@ -302,6 +304,11 @@ void Schema::checkValue(const ProblemSpec& spec, const Entry& e,
     case ValueType::StringList:
       for (const std::string& item : spec.get<std::vector<std::string>>(e.key)) {
         checkAllowed(item);
+      }
+      break;
+    case ValueType::DoubleList:
+      for (const double item : spec.get<std::vector<double>>(e.key)) {
+        if (e.bounds && !e.bounds->contains(item)) throw outOfRange(toText(item), true);
       }
       break;
     case ValueType::Section:

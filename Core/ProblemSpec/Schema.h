@@ -22,6 +22,7 @@ enum class ValueType {
   Vector3,
   BoolVector3,
   StringList,
+  DoubleList,  // a list of numbers (bounds apply to each)
   Section,     // a nested map with its own Schema
   SectionMap,  // a map of named sections, each with the same Schema
   AnySection,  // a map whose contents another layer validates

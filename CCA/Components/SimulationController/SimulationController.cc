@@ -417,6 +417,13 @@ RunResult SimulationController::run(const RunOptions& options) {
         static_cast<double>(counts.messages), static_cast<double>(counts.bytesSent)});
     report.counts = {static_cast<std::int64_t>(sums[0]), static_cast<std::int64_t>(sums[1]),
                      static_cast<std::int64_t>(sums[2]), static_cast<std::int64_t>(sums[3])};
+    // Reductions are not on the grid: those the graph below does not compute
+    // again (a component's running totals) stay as they were.
+    std::vector<std::pair<const VarLabel*, std::vector<std::byte>>> reduced;
+    for (const VarLabel* label : reductionLabels) {
+      std::vector<std::byte> value(label->elementBytes());
+      if (newDW->reducedValue(label, value.data())) reduced.emplace_back(label, std::move(value));
+    }
     newDW.reset();
     oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", step, time, 0.0, nextPool);
     if (next) grid = std::move(*next);
@@ -430,6 +437,10 @@ RunResult SimulationController::run(const RunOptions& options) {
       app->scheduleComputeStableTimestep(each, sched);
     });
     sched.execute(sched.compile(grid, patchRanks), *oldDW, *moved);
+    for (const auto& [label, value] : reduced) {
+      std::vector<std::byte> now(label->elementBytes());
+      if (!moved->reducedValue(label, now.data())) moved->setReducedValue(label, value.data());
+    }
     newDW = std::move(moved);
     const Timer compileTimer;
     {
