@@ -146,6 +146,18 @@ Task& Task::modifiesBlocks(const VarLabel* label, BlockMap blocks) {
   return *this;
 }
 
+Task& Task::setCoarseTimeSource(std::size_t index, CoarseTimeSource source) {
+  TESSERA_REQUIRE_THROWS(index < m_dependencies.size(),
+                         "task '" << m_name << "' has no dependency " << index);
+  m_dependencies[index].coarseTime = source;
+  return *this;
+}
+
+Task& Task::setDependencies(std::vector<Dependency> dependencies) {
+  m_dependencies = std::move(dependencies);
+  return *this;
+}
+
 Task& Task::setKind(Kind kind) {
   m_kind = kind;
   return *this;

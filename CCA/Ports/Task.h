@@ -9,6 +9,7 @@
 #include "Core/Grid/VarLabel.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,19 @@ class Task {
   // label's coarsen operator: the runtime's restriction, docs/amr.md).
   enum class LevelDomain { ThisLevel, FinerLevel };
 
+  // Where the coarse-fine ghost cells of a requirement come from when the
+  // levels take steps of their own (subcycling: docs/amr.md): the coarser
+  // level's `before` and `after` (a label and a warehouse each), linearly
+  // in time, `weight` of the way from `before` to `after`. Set by the
+  // runtime when it records a level's substeps; a component never does.
+  struct CoarseTimeSource {
+    const VarLabel* before = nullptr;
+    WhichDW beforeDW = OldDW;
+    const VarLabel* after = nullptr;
+    WhichDW afterDW = NewDW;
+    double weight = 0.0;  // 0: `before` alone; 1: `after` alone
+  };
+
   struct Dependency {
     Access access;
     WhichDW dw;
@@ -46,6 +60,8 @@ class Task {
     BlockMap blocks = {};  // block variables only
     bool sum = false;      // requiresBlockSum
     LevelDomain domain = LevelDomain::ThisLevel;
+    // Unset: the coarse-fine ghost cells come from the coarser level's `label` in `dw`.
+    std::optional<CoarseTimeSource> coarseTime = std::nullopt;
     // modifiesVar(OldDW, label): computes `label` in NewDW from the old values.
     bool carriesForward() const { return access == Access::Modifies && dw == OldDW; }
   };
@@ -135,6 +151,11 @@ class Task {
   // modifiesVar(Task::NewDW, label) is modifiesVar(label).
   Task& modifiesVar(WhichDW dw, const VarLabel* label);
   Task& setKind(Kind kind);
+  // The runtime's: names the coarse-fine source of dependency `index` (see CoarseTimeSource).
+  Task& setCoarseTimeSource(std::size_t index, CoarseTimeSource source);
+  // The runtime's: replaces the declarations (a task it records on other
+  // variables than the component named: subcycling's substeps).
+  Task& setDependencies(std::vector<Dependency> dependencies);
 
   // ---- block variables (index tasks only) ----
   // Reads blocks, or rows of blocks, wherever they live: the runtime brings

@@ -45,6 +45,12 @@ AmrSpec AmrSpec::fromDeck(const ProblemSpec& amr, const LevelSpec& level0) {
                                              std::to_string(spec.maxLevels));
   }
   spec.ratio = amr.get<int>("refinement_ratio", spec.ratio);
+  spec.subcycle = amr.get<bool>("subcycle", spec.subcycle);
+  if (spec.subcycle && spec.ratio == 1) {
+    throw amr.errorAtValue("refinement_ratio",
+                           "subcycling takes refinement_ratio substeps of a level per step of the "
+                           "level below: a ratio of 1 would make no substeps (use 2 or 4)");
+  }
   if (spec.ratio != 2 && spec.ratio != 4) {
     throw amr.errorAtValue("refinement_ratio",
                            "the refinement ratio must be 2 or 4, got " + std::to_string(spec.ratio));

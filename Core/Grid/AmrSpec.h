@@ -37,6 +37,9 @@ struct AmrSpec {
   // Timesteps between regrids (the component tags again and the levels
   // follow its tags: Regridder.h); 0: the levels stay as made at the start.
   int regridInterval = 0;
+  // Each level steps with its own dt, `ratio` substeps per step of the
+  // level below (Subcycling.h); false: every level takes the coarse step.
+  bool subcycle = false;
   std::vector<RefinedRegion> regions;  // in deck order
 
   // Reads and checks an `amr` section for a grid whose level 0 is `level0`:

@@ -69,4 +69,18 @@ std::vector<const VarLabel*> VarLabelRegistry::all() const {
   return labels;
 }
 
+const VarLabel* VarLabelRegistry::alias(const VarLabel* of, const std::string& name) {
+  TESSERA_REQUIRE_THROWS(of != nullptr && !name.empty() && m_labels.count(name) == 0,
+                         "an alias needs a label and a name no label has ('" << name << "')");
+  std::unique_ptr<VarLabel>& slot = m_aliases[name];
+  if (!slot) {
+    slot = std::make_unique<VarLabel>(name, of->type(), of->typeName(), of->kind(),
+                                      of->elementBytes(), of->reductionOps(), of->valueType(),
+                                      of->levelTransfer());
+  }
+  TESSERA_REQUIRE_THROWS(slot->type() == of->type(),
+                         "alias '" << name << "' is already one of a " << slot->typeName());
+  return slot.get();
+}
+
 }  // namespace tessera

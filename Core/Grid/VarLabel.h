@@ -105,12 +105,18 @@ class VarLabelRegistry {
   // nullptr when no label has that name.
   const VarLabel* find(const std::string& name) const;
   std::vector<const VarLabel*> all() const;
+  // The runtime's own copy of `of` under another name (same type,
+  // reductions and level operators): a level's state at one of its
+  // substeps (subcycling). Asking again returns the same label; aliases are
+  // neither found by name nor listed by all(), so nothing saves them.
+  const VarLabel* alias(const VarLabel* of, const std::string& name);
 
  private:
   const VarLabel* createLabel(const std::string& name, std::type_index type,
                               const std::string& typeName, VarKind kind, std::size_t bytes,
                               ReductionOps ops, std::string valueType, LevelTransfer levels);
   std::map<std::string, std::unique_ptr<VarLabel>> m_labels;
+  std::map<std::string, std::unique_ptr<VarLabel>> m_aliases;
 };
 
 }  // namespace tessera

@@ -74,6 +74,9 @@ Schema amrSchema() {
                 "timesteps between regrids: the component tags again and the levels follow "
                 "(tagged levels only; default: never)")
       .range("regrid_interval", 1)
+      .optional("subcycle", VT::Bool,
+                "each level steps with its own dt, refinement_ratio substeps per step of the "
+                "level below (default false: the levels step together)")
       .sectionMap("regions", region);
 }
 

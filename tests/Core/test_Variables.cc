@@ -250,12 +250,46 @@ TEST(VarLabelRegistry, SameNameOtherTypeIsAnError) {
 }
 
 // The archive stores a block variable as one array: its blocks must tile it.
+TEST(VarLabelRegistry, AliasesShareTheTypeButStayHidden) {
+  VarLabelRegistry registry;
+  const VarLabel* phi = registry.create<CCVariable<double>>("phi", {RefineOp::Constant});
+  const VarLabel* alias = registry.alias(phi, "phi@1/4");
+  EXPECT_NE(alias, phi);
+  EXPECT_EQ(alias->type(), phi->type());
+  EXPECT_EQ(alias->levelTransfer(), phi->levelTransfer());
+  EXPECT_EQ(registry.alias(phi, "phi@1/4"), alias);  // asked again: the same
+  EXPECT_EQ(registry.find("phi@1/4"), nullptr);      // not a component's label
+  EXPECT_EQ(registry.all().size(), 1u);              // so nothing saves it
+  EXPECT_ANY_THROW(registry.alias(phi, "phi"));      // the name of a real label
+}
+
+// Subcycling's coarse ghost cells between two times of a level.
+TEST(CCVariable, InterpolateInTimeOverARegion) {
+  const Box box({0, 0, 0}, {4, 3, 2});
+  CCVariable<double> early(box), late(box);
+  early.box().forEachCell([&](const IntVector& c) { early(c) = c.x; });
+  late.box().forEachCell([&](const IntVector& c) { late(c) = c.x + 8.0; });
+  const Box region({1, 0, 0}, {3, 3, 2});
+  early.interpolateInTime(late, region, 0.25);
+  box.forEachCell([&](const IntVector& c) {
+    EXPECT_DOUBLE_EQ(early(c), region.contains(c) ? c.x + 2.0 : c.x) << c;
+  });
+  CCVariable<int> flags(box), later(box);
+  flags.fill(1);
+  later.fill(2);
+  flags.interpolateInTime(later, box, 0.25);  // integers: the nearer time's
+  EXPECT_EQ(flags(0, 0, 0), 1);
+  flags.interpolateInTime(later, box, 0.75);
+  EXPECT_EQ(flags(0, 0, 0), 2);
+  EXPECT_ANY_THROW(early.interpolateInTime(late, box.grow(1), 0.5));
+}
+
 TEST(BlockLayout, WhyNotOneArrayNamesGapsOverlapsAndIndexLimits) {
   BlockLayout tiled;
   tiled.add({0, 0, 2, 3}, {0});
   tiled.add({0, 3, 2, 1}, {1, 0});  // replicated: one block, two holders
   tiled.add({2, 0, 1, 4}, {1});
-  tiled.add({3, 4, 0, 0}, {1});     // empty blocks take no room
+  tiled.add({3, 4, 0, 0}, {1});  // empty blocks take no room
   EXPECT_EQ(tiled.arrayRows(), 3);
   EXPECT_EQ(tiled.arrayCols(), 4);
   EXPECT_EQ(tiled.whyNotOneArray(), "");

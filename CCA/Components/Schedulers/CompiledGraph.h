@@ -35,6 +35,12 @@ struct GhostPiece {
   // Coarse cells for a finer patch's coarse-fine ghosts: they land in the
   // fill's staging array (GhostFill::staging), not in the patch's variable.
   bool toStaging = false;
+  // ... into the staging array of the later time (GhostFill::timeWeight).
+  bool laterTime = false;
+  // The variable whose fill the piece serves, when it is not `label` in
+  // `dw`: coarse cells of another time for a subcycled level's ghosts.
+  const VarLabel* fillLabel = nullptr;
+  Task::WhichDW fillDW = Task::OldDW;
   // Fine cells averaged onto a coarse patch (CoarsenFill): `sourceBox` is in
   // the coarse cells, and the sender averages its fine cells into them.
   bool averaged = false;
@@ -79,6 +85,10 @@ struct GhostFill {
   RefineOp refine = RefineOp::LimitedLinear;
   std::vector<GhostPiece> coarseCopies;
   std::vector<std::pair<int, int>> coarseRemotePieces;
+  // Subcycling (Task::CoarseTimeSource): the pieces marked laterTime are
+  // gathered into a second staging array, and the first becomes
+  // (1 - timeWeight) * first + timeWeight * second before the refinement.
+  double timeWeight = 0.0;
 };
 
 // The cells of one coarse patch's variable that the next finer level covers,

@@ -136,7 +136,7 @@ void GhostFills::performFills(const DetailedTask& task) {
           piece.sourceBox.shift(piece.offset),
           m_messages.receiveBuffer(message) + piece.byteOffset);
     }
-    if (!fill.coarseFineBoxes.empty()) fillFromCoarser(index, task.id, dw, *destination);
+    if (!fill.coarseFineBoxes.empty()) fillFromCoarser(index, task.id, *destination);
     m_fillDone[static_cast<std::size_t>(index)] = true;
   }
 }
@@ -174,24 +174,32 @@ void repeatPastHeld(GridVariableBase& staging, const Box& held) {
   }
 }
 
-void GhostFills::fillFromCoarser(int index, int taskId, OnDemandDataWarehouse& dw,
-                                 GridVariableBase& destination) {
+void GhostFills::fillFromCoarser(int index, int taskId, GridVariableBase& destination) {
   // Its own span in a trace: the cross-level part of a fill.
   const TraceScope traced(m_context.trace, "refine from coarser level", "comm", taskId);
   const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
-  std::unique_ptr<GridVariableBase>& kept = m_buffers.staging[static_cast<std::size_t>(index)];
-  if (!kept || kept->box() != fill.staging) kept = destination.cloneEmpty(fill.staging);
-  GridVariableBase* const staging = kept.get();
+  const auto stagingOf = [&](std::vector<std::unique_ptr<GridVariableBase>>& buffers) {
+    std::unique_ptr<GridVariableBase>& kept = buffers[static_cast<std::size_t>(index)];
+    if (!kept || kept->box() != fill.staging) kept = destination.cloneEmpty(fill.staging);
+    return kept.get();
+  };
+  GridVariableBase* const staging = stagingOf(m_buffers.staging);
+  GridVariableBase* const later =
+      fill.timeWeight > 0.0 ? stagingOf(m_buffers.laterStaging) : nullptr;
   for (const GhostPiece& piece : fill.coarseCopies) {
-    staging->copyFrom(sourceOf(piece, dw, "coarse-fine ghost cells"), piece.sourceBox,
-                      piece.offset);
+    GridVariableBase* const into = piece.laterTime ? later : staging;
+    into->copyFrom(sourceOf(piece, piece.dw == Task::OldDW ? m_oldDW : m_newDW,
+                            "coarse-fine ghost cells"),
+                   piece.sourceBox, piece.offset);
   }
   for (const auto& [message, pieceIndex] : fill.coarseRemotePieces) {
     const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]
                                   .pieces[static_cast<std::size_t>(pieceIndex)];
-    staging->unpack(piece.sourceBox.shift(piece.offset),
-                    m_messages.receiveBuffer(message) + piece.byteOffset);
+    (piece.laterTime ? later : staging)
+        ->unpack(piece.sourceBox.shift(piece.offset),
+                 m_messages.receiveBuffer(message) + piece.byteOffset);
   }
+  if (later != nullptr) staging->interpolateInTime(*later, fill.stagingHeld, fill.timeWeight);
   repeatPastHeld(*staging, fill.stagingHeld);
   for (const Box& box : fill.coarseFineBoxes)
     destination.refineFrom(*staging, box, fill.ratio, fill.refine);

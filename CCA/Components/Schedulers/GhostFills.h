@@ -74,8 +74,9 @@ class GhostFills {
   const GridVariableBase& sourceOf(const GhostPiece& piece, const OnDemandDataWarehouse& dw,
                                    const char* what) const;
   // The coarse-fine ghost cells of `fill` (GhostFill::coarseFineBoxes),
-  // refined into `destination` from the coarse cells gathered for them.
-  void fillFromCoarser(int index, int taskId, OnDemandDataWarehouse& dw, GridVariableBase& destination);
+  // refined into `destination` from the coarse cells gathered for them
+  // (from the warehouse each piece names: another time's, when subcycling).
+  void fillFromCoarser(int index, int taskId, GridVariableBase& destination);
   // The task's averages from the finer level (CoarsenFill), into its patches' variables.
   void averageFromFiner(const DetailedTask& task);
   void makeEagerCopy(int index) const;

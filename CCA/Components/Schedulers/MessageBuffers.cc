@@ -33,6 +33,7 @@ void MessageBuffers::prepare(const CompiledGraph& graph) {
   for (std::size_t s = 0; s < graph.sends.size(); ++s)
     sends[s].resize(packedBytes(graph.sends[s], true));
   staging.resize(graph.fills.size());
+  laterStaging.resize(graph.fills.size());
   blockSlots.resize(graph.blockSlotBytes.size());
   for (std::size_t s = 0; s < graph.blockSlotBytes.size(); ++s)
     blockSlots[s].resize(graph.blockSlotBytes[s]);

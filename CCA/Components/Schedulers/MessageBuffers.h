@@ -34,6 +34,8 @@ struct MessageBuffers {
   // Per ghost fill of a finer patch: the coarse cells its coarse-fine ghost
   // cells are refined from (GhostFill::staging), kept while the box stays.
   std::vector<std::unique_ptr<GridVariableBase>> staging;
+  // ... and those of the later time, for fills that interpolate in time.
+  std::vector<std::unique_ptr<GridVariableBase>> laterStaging;
 
   MessageBuffers() = default;
   MessageBuffers(const MessageBuffers&) = delete;

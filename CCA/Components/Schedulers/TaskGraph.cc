@@ -288,7 +288,7 @@ class GraphBuilder {
         continue;
       }
       if (dep.dw == Task::OldDW) {
-        if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, patch, node));
+        if (dep.numGhost > 0) node.fills.push_back(fillFor(dep, patch, node));
         continue;
       }
       if (reduction) {
@@ -296,7 +296,7 @@ class GraphBuilder {
         continue;
       }
       addPredecessor(node, localNode(writerFor(dep.label, patch, node.taskIndex, task), patchId));
-      if (dep.numGhost > 0) node.fills.push_back(fillFor(dep.label, dep.dw, patch, node));
+      if (dep.numGhost > 0) node.fills.push_back(fillFor(dep, patch, node));
     }
   }
 
@@ -365,9 +365,42 @@ class GraphBuilder {
     return plan;
   }
 
-  // The ghost fill of (label, dw) on `patch`, created on first use; local
-  // source patches become predecessors of `reader`.
-  int fillFor(const VarLabel* label, Task::WhichDW dw, const Patch& patch, DetailedTask& reader) {
+  // Where the coarse-fine ghost cells of `dep` come from: the coarser
+  // level's same variable, or (subcycling) one or two of another time.
+  struct CoarseInput {
+    const VarLabel* label;
+    Task::WhichDW dw;
+    bool later;
+  };
+  static std::vector<CoarseInput> coarseInputsOf(const Task::Dependency& dep) {
+    if (!dep.coarseTime) return {{dep.label, dep.dw, false}};
+    const Task::CoarseTimeSource& time = *dep.coarseTime;
+    if (time.weight <= 0.0) return {{time.before, time.beforeDW, false}};
+    if (time.weight >= 1.0) return {{time.after, time.afterDW, false}};
+    return {{time.before, time.beforeDW, false}, {time.after, time.afterDW, true}};
+  }
+
+  // The coarse pieces of `dep`'s fill on `patch` from `source` (GhostFill::coarseCopies).
+  static std::vector<GhostPiece> coarsePiecesOf(const Task::Dependency& dep, const Patch& patch,
+                                                const GhostRegion& source) {
+    std::vector<GhostPiece> pieces;
+    for (const CoarseInput& input : coarseInputsOf(dep)) {
+      GhostPiece piece{input.label,      input.dw,      source.source->id(), patch.id(),
+                       source.sourceBox, source.offset, 0};
+      piece.toStaging = true;
+      piece.laterTime = input.later;
+      piece.fillLabel = dep.label;
+      piece.fillDW = dep.dw;
+      pieces.push_back(piece);
+    }
+    return pieces;
+  }
+
+  // The ghost fill of `dep`'s (label, dw) on `patch`, created on first use;
+  // local source patches become predecessors of `reader`.
+  int fillFor(const Task::Dependency& dep, const Patch& patch, DetailedTask& reader) {
+    const VarLabel* const label = dep.label;
+    const Task::WhichDW dw = dep.dw;
     const FillKey key{label, dw, patch.id()};
     auto found = m_fillOf.find(key);
     int index;
@@ -396,12 +429,11 @@ class GraphBuilder {
         fill.stagingHeld = plan.held;
         fill.ratio = patch.level().refinementRatio();
         fill.refine = label->levelTransfer().refine;
+        if (coarseInputsOf(dep).size() == 2) fill.timeWeight = dep.coarseTime->weight;
         for (const GhostRegion& source : plan.sources) {
           if (owner(source.source->id()) != m_rank) continue;
-          GhostPiece piece{label,  dw, source.source->id(), patch.id(), source.sourceBox,
-                           source.offset, 0};
-          piece.toStaging = true;
-          fill.coarseCopies.push_back(piece);
+          for (const GhostPiece& piece : coarsePiecesOf(dep, patch, source))
+            fill.coarseCopies.push_back(piece);
         }
       }
       index = static_cast<int>(m_graph.fills.size());
@@ -410,16 +442,23 @@ class GraphBuilder {
     } else {
       index = found->second;
     }
+    const Task& task = m_graph.tasks[static_cast<std::size_t>(reader.taskIndex)];
+    const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
     if (dw == Task::NewDW) {
-      const Task& task = m_graph.tasks[static_cast<std::size_t>(reader.taskIndex)];
-      const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
-      for (const auto* copies : {&fill.localCopies, &fill.groupCopies, &fill.coarseCopies}) {
+      for (const auto* copies : {&fill.localCopies, &fill.groupCopies}) {
         for (const GhostPiece& copy : *copies) {
           const Patch& source = m_grid.patchById(copy.sourcePatch);
           addPredecessor(reader, localNode(writerFor(label, source, reader.taskIndex, task),
                                            copy.sourcePatch));
         }
       }
+    }
+    // Coarse pieces name their own variable (another time's, when subcycling).
+    for (const GhostPiece& copy : fill.coarseCopies) {
+      if (copy.dw != Task::NewDW) continue;
+      const Patch& source = m_grid.patchById(copy.sourcePatch);
+      addPredecessor(reader, localNode(writerFor(copy.label, source, reader.taskIndex, task),
+                                       copy.sourcePatch));
     }
     return index;
   }
@@ -570,10 +609,8 @@ class GraphBuilder {
                      *region.source, ti);
           }
           for (const GhostRegion& region : coarseFineOf(*patch, {dep.label, dep.dw}).sources) {
-            GhostPiece piece{dep.label,        dep.dw,        region.source->id(), patch->id(),
-                             region.sourceBox, region.offset, 0};
-            piece.toStaging = true;
-            addPiece(piece, *region.source, ti);
+            for (const GhostPiece& piece : coarsePiecesOf(dep, *patch, region))
+              addPiece(piece, *region.source, ti);
           }
         }
       }
@@ -591,7 +628,9 @@ class GraphBuilder {
                 .remotePieces.emplace_back(index, static_cast<int>(k));
             continue;
           }
-          auto fill = m_fillOf.find({piece.label, piece.dw, piece.destPatch});
+          auto fill = piece.fillLabel != nullptr
+                          ? m_fillOf.find({piece.fillLabel, piece.fillDW, piece.destPatch})
+                          : m_fillOf.find({piece.label, piece.dw, piece.destPatch});
           TESSERA_REQUIRE_THROWS(fill != m_fillOf.end(), "received ghost data of '"
                                                              << piece.label->name()
                                                              << "' that no local task reads");

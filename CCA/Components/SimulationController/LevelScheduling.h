@@ -21,6 +21,9 @@ void forEachLevel(const Grid& grid, const std::function<void(const Level&)>& per
 // on a grid of one level.
 void scheduleAveragingDown(const Grid& grid, const std::vector<const VarLabel*>& labels,
                            Scheduler& sched);
+// The same from `fine` onto the level below it alone.
+void scheduleAveragingFrom(const Level& fine, const std::vector<const VarLabel*>& labels,
+                           Scheduler& sched);
 
 // Declares the cell variables of `labels` on every level as computed in the
 // new warehouse by tasks that do nothing: for a graph run on a warehouse

@@ -6,6 +6,7 @@
 #include "CCA/Components/SimulationController/RunDigests.h"
 #include "CCA/Components/SimulationController/RunReports.h"
 #include "CCA/Components/SimulationController/SchedulerDeckOptions.h"
+#include "CCA/Components/SimulationController/Subcycling.h"
 
 #include "CCA/Components/DataArchiver/DataArchiver.h"
 #include "CCA/Components/LoadBalancers/CostForecaster.h"
@@ -291,8 +292,24 @@ RunResult SimulationController::run(const RunOptions& options) {
     statsOut.open(options.statsFile);
     if (!statsOut) throw InputError("cannot write statistics to '" + options.statsFile + "'");
   });
+  // Subcycling (Subcycling.h): each level steps with its own dt; the stable
+  // timestep every level reports is counted in coarse steps.
+  const bool subcycling = amr && amr->subcycle;
+  if (subcycling)
+    m_log.info("subcycling: level l takes ", amr->ratio, "^l substeps per timestep");
+  const auto scheduleStableTimestep = [&](const Level& each) {
+    if (subcycling) {
+      scheduleScaledStableTimestep(each, *app, sched);
+    } else {
+      app->scheduleComputeStableTimestep(each, sched);
+    }
+  };
   const auto recordTimestepGraph = [&] {
     sched.beginGraph("timestep");
+    if (subcycling && grid.numLevels() > 1) {
+      scheduleSubcycledTimestep(grid, *app, labels, sched);
+      return;
+    }
     forEachLevel(grid, [&](const Level& each) {
       app->scheduleTimeAdvance(each, sched);
       app->scheduleComputeStableTimestep(each, sched);
@@ -350,7 +367,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     sched.beginGraph("initialize");
     forEachLevel(grid, [&](const Level& each) {
       app->scheduleInitialize(each, sched);
-      app->scheduleComputeStableTimestep(each, sched);
+      scheduleStableTimestep(each);
     });
     scheduleAveragingDown(grid, app->stateLabels(), sched);
     sched.execute(sched.compile(grid, patchRanks), *oldDW, *newDW);
@@ -434,7 +451,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     scheduleStateInPlace(grid, cellLabels, sched);
     forEachLevel(grid, [&](const Level& each) {
       app->scheduleRestartInitialize(each, sched);
-      app->scheduleComputeStableTimestep(each, sched);
+      scheduleStableTimestep(each);
     });
     sched.execute(sched.compile(grid, patchRanks), *oldDW, *moved);
     for (const auto& [label, value] : reduced) {
@@ -533,6 +550,7 @@ RunResult SimulationController::run(const RunOptions& options) {
   std::int64_t cellUpdates = 0;
   const auto cellsNow = [&] {
     std::int64_t cells = 0;
+    if (subcycling) return subcycledCellUpdates(grid);
     forEachLevel(grid, [&](const Level& each) { cells += each.numCells(); });
     return cells;
   };

@@ -162,6 +162,28 @@ class CCVariable : public GridVariableBase {
     coarsenCellsInline<T>(typed->hostArray(), hostArray(), coarseBox, ratio);
   }
 
+  void interpolateInTime(const GridVariableBase& later, const Box& region,
+                         double weight) override {
+    const auto* typed = dynamic_cast<const CCVariable<T>*>(&later);
+    TESSERA_REQUIRE_THROWS(typed != nullptr,
+                           "interpolateInTime between variables of different types");
+    checkInside(region, "interpolateInTime");
+    TESSERA_REQUIRE_THROWS(typed->box().contains(region),
+                           "interpolating " << region << " in time reads beyond " << typed->box());
+    const auto here = hostArray();
+    const auto there = typed->hostArray();
+    const IntVector lo = region.lo(), hi = region.hi();
+    for (int k = lo.z; k < hi.z; ++k)
+      for (int j = lo.y; j < hi.y; ++j)
+        for (int i = lo.x; i < hi.x; ++i) {
+          if constexpr (std::is_floating_point_v<T>) {
+            here(i, j, k) = (1 - weight) * here(i, j, k) + weight * there(i, j, k);
+          } else if (weight > 0.5) {
+            here(i, j, k) = there(i, j, k);
+          }
+        }
+  }
+
   std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const override {
     return std::make_unique<CCVariable<T>>(box, m_data.label());
   }

@@ -36,6 +36,11 @@ class GridVariableBase {
                           const IntVector& ratio, RefineOp op) = 0;
   virtual void coarsenFrom(const GridVariableBase& fine, const Box& coarseBox,
                            const IntVector& ratio, CoarsenOp op) = 0;
+  // Between two times of one level (subcycling: docs/amr.md): the cells of
+  // `region` here become (1 - weight) * here + weight * `later` (a variable
+  // of the same type holding `region`); integer cells take the nearer time's value.
+  virtual void interpolateInTime(const GridVariableBase& later, const Box& region,
+                                 double weight) = 0;
   // A new variable of the same type over `box`, uninitialised.
   virtual std::unique_ptr<GridVariableBase> cloneEmpty(const Box& box) const = 0;
   // Order-independent digest of the cells in `region` (see FieldDigest.h).
