@@ -8,6 +8,7 @@
 #include "Core/ProblemSpec/ProblemSpec.h"
 #include "Core/ProblemSpec/Schema.h"
 
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,20 @@ struct RunTiming {
   // cells and blocks; reductions apart), indexed by rank.
   std::vector<double> bytesSent;
   std::vector<double> bytesReceived;
+};
+
+// A conservative component's face fluxes (docs/amr.md, "Refluxing"): for
+// the cell variable `conserved`, along each axis the fluxes its timestep
+// computes through the low and the high face of every interior cell
+// (CCVariable<double>s, per unit area and time: `conserved` changes by
+// -dt sum_d (high_d - low_d) / dx_d), null for an axis no flux crosses.
+// With them the runtime corrects the coarse cells next to a finer level by
+// the difference between their flux and the finer level's through the same
+// face, summed over its fine faces and substeps (AMReX's flux register).
+struct ConservedFlux {
+  const VarLabel* conserved = nullptr;
+  std::array<const VarLabel*, 3> low{};
+  std::array<const VarLabel*, 3> high{};
 };
 
 class Application {
@@ -93,6 +108,10 @@ class Application {
   // and time.delt_min / delt_max / delt_init, and without any reduction
   // (so without a synchronisation of the ranks) per step.
   virtual const VarLabel* stableTimestepLabel() const { return nullptr; }
+  // The fluxes of refluxing (ConservedFlux): declared once, computed by the
+  // timestep (computesVar) on every level whenever the deck refluxes
+  // (AmrSpec::refluxes). None: no refluxing.
+  virtual std::vector<ConservedFlux> conservedFluxes() const { return {}; }
   // The cell variables that make up the state: digested, saved and restored.
   virtual std::vector<const VarLabel*> stateLabels() const = 0;
   // Named numbers reported at the end, read from the analysis tasks' results.

@@ -54,7 +54,19 @@ Advection::Advection(ApplicationContext& context)
       m_initialTotal(context.labels.create<MinVariable<double>>("advection.initialTotal")),
       m_squaredError(context.labels.create<SumVariable<double>>("advection.squaredError")),
       m_absoluteError(context.labels.create<SumVariable<double>>("advection.absoluteError")),
-      m_maxError(context.labels.create<MaxVariable<double>>("advection.maxError")) {}
+      m_maxError(context.labels.create<MaxVariable<double>>("advection.maxError")),
+      m_lowFlux{context.labels.create<CCVariable<double>>("advection.flux.x.low"),
+                context.labels.create<CCVariable<double>>("advection.flux.y.low")},
+      m_highFlux{context.labels.create<CCVariable<double>>("advection.flux.x.high"),
+                 context.labels.create<CCVariable<double>>("advection.flux.y.high")} {}
+
+std::vector<ConservedFlux> Advection::conservedFluxes() const {
+  ConservedFlux flux;
+  flux.conserved = m_phi;
+  flux.low = {m_lowFlux[0], m_lowFlux[1], nullptr};
+  flux.high = {m_highFlux[0], m_highFlux[1], nullptr};
+  return {flux};
+}
 
 Schema Advection::deckSchema() const {
   return Schema("Advection of phi by the swirl (docs/advection.md)")
@@ -97,6 +109,7 @@ void Advection::problemSetup(const ProblemSpec& deck, Grid& grid) {
   AmrSpec amr;
   if (const std::optional<ProblemSpec> amrSection = deck.findSection("amr"))
     amr = AmrSpec::fromDeck(*amrSection, spec);
+  m_reflux = amr.refluxes();
   const int taggingLevels = amr.tagged() ? amr.maxLevels - 1 : 0;
   if (static_cast<int>(m_thresholds.size()) < taggingLevels) {
     std::ostringstream message;
@@ -179,6 +192,10 @@ void Advection::scheduleTimeAdvance(const Level& level, Scheduler& sched) {
   // along it: two layers, edges included.
   task.requiresVar(Task::OldDW, m_phi, Ghost::AroundCells, 2);
   task.computesVar(m_phi);
+  if (m_reflux) {
+    for (int axis = 0; axis < 2; ++axis)
+      task.computesVar(m_lowFlux[axis]).computesVar(m_highFlux[axis]);
+  }
   sched.addTask(std::move(task), level.eachPatch());
   if (level.index() == 0) sched.addTask(carryInitialTotal(m_initialTotal), level.eachPatch());
 }
@@ -270,11 +287,35 @@ void Advection::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW,
   const swirl::SwirlFluxes flux{
       lines.a.data(), lines.b.data(), swirl::timeFactor(oldDW.time() + 0.5 * dt), dt,
       1.0 / dx.x,     1.0 / dx.y};
+  if (!m_reflux) {
+    exec.stencilFor(
+        group.interior(), 2, StencilInputs<double, 1>{{phi}}, StencilOutputs<double, 1>{{next}},
+        KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
+                      const StencilOutputs<double, 1>& out) {
+          out[0](i, j, k) = flux.updated(in[0], i, j, k);
+        });
+    return;
+  }
+  // The same update, keeping the fluxes through every cell's faces for refluxing.
+  StencilOutputs<double, 5> outputs{{next}};
+  for (int axis = 0; axis < 2; ++axis) {
+    outputs[1 + 2 * axis] = newDW.allocateAndPut<double>(m_lowFlux[axis], group).array();
+    outputs[2 + 2 * axis] = newDW.allocateAndPut<double>(m_highFlux[axis], group).array();
+  }
   exec.stencilFor(
-      group.interior(), 2, StencilInputs<double, 1>{{phi}}, StencilOutputs<double, 1>{{next}},
+      group.interior(), 2, StencilInputs<double, 1>{{phi}}, outputs,
       KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
-                    const StencilOutputs<double, 1>& out) {
-        out[0](i, j, k) = flux.updated(in[0], i, j, k);
+                    const StencilOutputs<double, 5>& out) {
+        const CellArray<const double>& p = in[0];
+        const double xLow = flux.x(p, i, j, k);
+        const double xHigh = flux.x(p, i + 1, j, k);
+        const double yLow = flux.y(p, i, j, k);
+        const double yHigh = flux.y(p, i, j + 1, k);
+        out[0](i, j, k) = flux.step(p(i, j, k), xLow, xHigh, yLow, yHigh);
+        out[1](i, j, k) = xLow;
+        out[2](i, j, k) = xHigh;
+        out[3](i, j, k) = yLow;
+        out[4](i, j, k) = yHigh;
       });
 }
 

@@ -11,6 +11,7 @@
 #include "CCA/Ports/Application.h"
 #include "Components/Advection/SwirlFlow.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -32,6 +33,7 @@ class Advection final : public Application {
 
   const VarLabel* stableTimestepLabel() const override { return m_delT; }
   std::vector<const VarLabel*> stateLabels() const override { return {m_phi}; }
+  std::vector<ConservedFlux> conservedFluxes() const override;
   std::vector<std::pair<std::string, double>> analysisResults(
       const DataWarehouse& dw) const override;
 
@@ -61,6 +63,11 @@ class Advection final : public Application {
   const VarLabel* m_squaredError;
   const VarLabel* m_absoluteError;
   const VarLabel* m_maxError;
+  // The fluxes through each cell's low and high x and y faces, kept for
+  // refluxing (w = 0: none cross a z face).
+  std::array<const VarLabel*, 2> m_lowFlux;
+  std::array<const VarLabel*, 2> m_highFlux;
+  bool m_reflux = false;  // the deck refluxes: the timestep keeps its fluxes
   double m_cfl = 0.7;
   // Tag where phi exceeds thresholds[level] (one per level that tags).
   std::vector<double> m_thresholds{1.01, 1.1, 1.5};

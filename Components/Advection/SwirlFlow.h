@@ -116,8 +116,13 @@ struct SwirlFluxes {
   // flux crosses a z face.
   template <class Phi>
   KOKKOS_INLINE_FUNCTION double updated(const Phi& phi, int i, int j, int k) const {
-    return phi(i, j, k) - dt * ((x(phi, i + 1, j, k) - x(phi, i, j, k)) * invDx +
-                                (y(phi, i, j + 1, k) - y(phi, i, j, k)) * invDy);
+    return step(phi(i, j, k), x(phi, i, j, k), x(phi, i + 1, j, k), y(phi, i, j, k),
+                y(phi, i, j + 1, k));
+  }
+  // The same from the fluxes through the cell's faces.
+  KOKKOS_INLINE_FUNCTION double step(double phi, double xLow, double xHigh, double yLow,
+                                     double yHigh) const {
+    return phi - dt * ((xHigh - xLow) * invDx + (yHigh - yLow) * invDy);
   }
 };
 

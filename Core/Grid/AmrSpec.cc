@@ -46,6 +46,7 @@ AmrSpec AmrSpec::fromDeck(const ProblemSpec& amr, const LevelSpec& level0) {
   }
   spec.ratio = amr.get<int>("refinement_ratio", spec.ratio);
   spec.subcycle = amr.get<bool>("subcycle", spec.subcycle);
+  spec.reflux = amr.get<bool>("reflux", spec.reflux);
   if (spec.subcycle && spec.ratio == 1) {
     throw amr.errorAtValue("refinement_ratio",
                            "subcycling takes refinement_ratio substeps of a level per step of the "

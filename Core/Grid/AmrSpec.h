@@ -40,6 +40,11 @@ struct AmrSpec {
   // Each level steps with its own dt, `ratio` substeps per step of the
   // level below (Subcycling.h); false: every level takes the coarse step.
   bool subcycle = false;
+  // Refluxing (amr.reflux, default true): corrects the coarse cells next to
+  // a finer level by the finer level's fluxes, for a component that
+  // declares its fluxes (Application::conservedFluxes).
+  bool reflux = true;
+  bool refluxes() const { return reflux && maxLevels > 1; }
   std::vector<RefinedRegion> regions;  // in deck order
 
   // Reads and checks an `amr` section for a grid whose level 0 is `level0`:

@@ -77,6 +77,9 @@ Schema amrSchema() {
       .optional("subcycle", VT::Bool,
                 "each level steps with its own dt, refinement_ratio substeps per step of the "
                 "level below (default false: the levels step together)")
+      .optional("reflux", VT::Bool,
+                "correct the coarse cells next to a finer level by its fluxes, for components "
+                "that declare them (default true)")
       .sectionMap("regions", region);
 }
 

@@ -3,6 +3,7 @@
 #include "CCA/Components/SimulationController/InitialTagging.h"
 #include "CCA/Components/SimulationController/LevelScheduling.h"
 #include "CCA/Components/SimulationController/Regridder.h"
+#include "CCA/Components/SimulationController/Reflux.h"
 #include "CCA/Components/SimulationController/RunDigests.h"
 #include "CCA/Components/SimulationController/RunReports.h"
 #include "CCA/Components/SimulationController/SchedulerDeckOptions.h"
@@ -295,6 +296,9 @@ RunResult SimulationController::run(const RunOptions& options) {
   // Subcycling (Subcycling.h): each level steps with its own dt; the stable
   // timestep every level reports is counted in coarse steps.
   const bool subcycling = amr && amr->subcycle;
+  // Refluxing (Reflux.h): for a component that declares its fluxes.
+  const bool refluxing = amr && amr->refluxes() && !app->conservedFluxes().empty();
+  if (refluxing) m_log.info("refluxing ", app->conservedFluxes().size(), " conserved variable(s)");
   if (subcycling)
     m_log.info("subcycling: level l takes ", amr->ratio, "^l substeps per timestep");
   const auto scheduleStableTimestep = [&](const Level& each) {
@@ -307,14 +311,23 @@ RunResult SimulationController::run(const RunOptions& options) {
   const auto recordTimestepGraph = [&] {
     sched.beginGraph("timestep");
     if (subcycling && grid.numLevels() > 1) {
-      scheduleSubcycledTimestep(grid, *app, labels, sched);
+      scheduleSubcycledTimestep(grid, *app, labels, sched, refluxing);
       return;
     }
     forEachLevel(grid, [&](const Level& each) {
       app->scheduleTimeAdvance(each, sched);
       app->scheduleComputeStableTimestep(each, sched);
     });
-    scheduleAveragingDown(grid, app->stateLabels(), sched);
+    // Finest first: a level is averaged onto and refluxed before it is averaged below.
+    for (int l = grid.numLevels() - 1; l >= 1; --l) {
+      scheduleAveragingFrom(grid.level(l), app->stateLabels(), sched);
+      if (!refluxing) continue;
+      RefluxStep step;
+      step.fine = &grid.level(l);
+      step.fineSteps = {app->conservedFluxes()};
+      step.coarse = app->conservedFluxes();
+      scheduleReflux(step, labels, sched);
+    }
   };
   // The timestep graph is compiled once, before initialisation (so that the
   // initial state is allocated with the ghost room the timestep reads), and

@@ -2,6 +2,7 @@
 
 #include "CCA/Components/Schedulers/SubstepWarehouse.h"
 #include "CCA/Components/SimulationController/LevelScheduling.h"
+#include "CCA/Components/SimulationController/Reflux.h"
 #include "Core/Util/Error.h"
 
 #include <memory>
@@ -241,6 +242,34 @@ void scheduleSynchronisedCopy(const Level& level, const LabelDW& ownStep, const 
   sched.addTask(std::move(keep), level.eachPatch());
 }
 
+// The refluxing of `fine` onto the level below at position p (the end of
+// one of its substeps), on the names the substeps gave the fluxes.
+RefluxStep refluxAt(Timeline& timeline, const Application& app, const Level& fine, int p) {
+  const Level& coarse = *fine.coarser();
+  const auto named = [&](const Level& level, int at) {
+    std::vector<ConservedFlux> fluxes = app.conservedFluxes();
+    for (ConservedFlux& flux : fluxes) {
+      for (int axis = 0; axis < 3; ++axis) {
+        if (flux.low[axis] == nullptr) continue;
+        flux.low[axis] = timeline.at(flux.low[axis], level, at, true).first;
+        flux.high[axis] = timeline.at(flux.high[axis], level, at, true).first;
+      }
+    }
+    return fluxes;
+  };
+  RefluxStep step;
+  step.fine = &fine;
+  const int stride = timeline.stride(fine);
+  for (int end = p - timeline.stride(coarse) + stride; end <= p; end += stride)
+    step.fineSteps.push_back(named(fine, end));
+  step.coarse = named(coarse, p);
+  for (ConservedFlux& flux : step.coarse)
+    flux.conserved = timeline.at(flux.conserved, coarse, p, false).first;  // synchronised
+  step.coarseSubsteps = substepsOf(coarse);
+  step.when = "@" + std::to_string(p) + "/" + std::to_string(timeline.positions());
+  return step;
+}
+
 }  // namespace
 
 int substepsOf(const Level& level) {
@@ -258,7 +287,7 @@ std::int64_t subcycledCellUpdates(const Grid& grid) {
 }
 
 void scheduleSubcycledTimestep(const Grid& grid, Application& app, VarLabelRegistry& labels,
-                               Scheduler& sched) {
+                               Scheduler& sched, bool reflux) {
   std::set<const VarLabel*> synced;
   for (const VarLabel* label : app.stateLabels())
     if (label->kind() == VarKind::CellCentered) synced.insert(label);
@@ -294,6 +323,7 @@ void scheduleSubcycledTimestep(const Grid& grid, Application& app, VarLabelRegis
         names.push_back(after.first);
       }
       scheduleAveragingFrom(grid.level(l + 1), names, sched);
+      if (reflux) scheduleReflux(refluxAt(timeline, app, grid.level(l + 1), p), labels, sched);
     }
   }
   for (int l = 0; l < grid.numLevels(); ++l)

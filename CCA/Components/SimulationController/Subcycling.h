@@ -33,8 +33,10 @@ int substepsOf(const Level& level);
 
 // Records one coarse step of `grid` (every level's substeps, the
 // synchronisations, every level's stable timestep) into `sched`.
+// With `reflux`, each synchronisation refluxes the component's declared
+// fluxes too (Reflux.h).
 void scheduleSubcycledTimestep(const Grid& grid, Application& app, VarLabelRegistry& labels,
-                               Scheduler& sched);
+                               Scheduler& sched, bool reflux);
 
 // The component's stable-timestep tasks on `level`, each contribution
 // multiplied by the level's substeps: the reduction is then the largest
