@@ -24,7 +24,9 @@ warm-up (allocations, first touches) from weighing on a rate that a real run
 spends thousands of steps at. Writes amr.json and amr.png. A benchmark: it
 asserts nothing.
 
-usage: scripts/bench/amr.py [--build build] [--runs 5] [--steps 100] [--out bench-results]
+usage: scripts/bench/amr.py [--suite levels|swirl] [--build build] [--runs 5] [--steps 100] [--out bench-results]
+(--suite swirl: the swirl and Burgers subcycled against the uniform finest
+grid, scripts/bench/amr_swirl.py, with its own options)
 """
 import re
 import statistics
@@ -64,6 +66,19 @@ def chart(summary, path):
 
 
 def main():
+    # --suite swirl: subcycled refinement against the uniform finest grid
+    # (the swirl and Burgers; scripts/bench/amr_swirl.py).
+    if "--suite" in sys.argv:
+        at = sys.argv.index("--suite")
+        suite = sys.argv[at + 1] if at + 1 < len(sys.argv) else ""
+        rest = sys.argv[1:at] + sys.argv[at + 2:]
+        if suite == "swirl":
+            import amr_swirl
+            amr_swirl.main(rest)
+            return
+        if suite != "levels":
+            sys.exit("--suite: levels (the default) or swirl")
+        sys.argv = [sys.argv[0], *rest]
     options = parser(__doc__)
     options.add_argument("--steps", type=int, default=100)
     args = options.parse_args()
