@@ -45,11 +45,19 @@ struct RunTiming {
 // With them the runtime corrects the coarse cells next to a finer level by
 // the difference between their flux and the finer level's through the same
 // face, summed over its fine faces and substeps (AMReX's flux register).
+// The flux labels are made with fluxTransfer(axis, high) (their face
+// coarsen operator is how the runtime moves them to the level below).
 struct ConservedFlux {
   const VarLabel* conserved = nullptr;
   std::array<const VarLabel*, 3> low{};
   std::array<const VarLabel*, 3> high{};
 };
+
+// How a flux through each cell's low (high) face along `axis` moves between
+// levels: to the coarse faces it lies on (LevelTransfer.h).
+inline LevelTransfer fluxTransfer(int axis, bool high) {
+  return {RefineOp::Constant, faceOp(axis, high)};
+}
 
 class Application {
  public:

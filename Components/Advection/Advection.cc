@@ -55,10 +55,14 @@ Advection::Advection(ApplicationContext& context)
       m_squaredError(context.labels.create<SumVariable<double>>("advection.squaredError")),
       m_absoluteError(context.labels.create<SumVariable<double>>("advection.absoluteError")),
       m_maxError(context.labels.create<MaxVariable<double>>("advection.maxError")),
-      m_lowFlux{context.labels.create<CCVariable<double>>("advection.flux.x.low"),
-                context.labels.create<CCVariable<double>>("advection.flux.y.low")},
-      m_highFlux{context.labels.create<CCVariable<double>>("advection.flux.x.high"),
-                 context.labels.create<CCVariable<double>>("advection.flux.y.high")} {}
+      m_lowFlux{
+          context.labels.create<CCVariable<double>>("advection.flux.x.low", fluxTransfer(0, false)),
+          context.labels.create<CCVariable<double>>("advection.flux.y.low",
+                                                    fluxTransfer(1, false))},
+      m_highFlux{
+          context.labels.create<CCVariable<double>>("advection.flux.x.high", fluxTransfer(0, true)),
+          context.labels.create<CCVariable<double>>("advection.flux.y.high",
+                                                    fluxTransfer(1, true))} {}
 
 std::vector<ConservedFlux> Advection::conservedFluxes() const {
   ConservedFlux flux;

@@ -9,7 +9,27 @@
 namespace tessera {
 
 enum class RefineOp { Constant, Linear, LimitedLinear };
-enum class CoarsenOp { Average };
+// Average: the mean of a coarse cell's fine cells. The face operators are
+// for fluxes (refluxing, docs/amr.md): a variable holding at each cell the
+// flux through its low (or high) face along an axis coarsens to the mean of
+// the fine cells whose low (high) face lies on the coarse cell's, and only
+// the coarse cells along that face of each finer patch are made (where a
+// coarser cell beside the finer level reads them).
+enum class CoarsenOp { Average, LowFaceX, LowFaceY, LowFaceZ, HighFaceX, HighFaceY, HighFaceZ };
+
+inline bool isFaceOp(CoarsenOp op) {
+  return op != CoarsenOp::Average;
+}
+// The axis of a face operator (0, 1, 2), and whether it takes high faces.
+inline int faceAxis(CoarsenOp op) {
+  return (static_cast<int>(op) - 1) % 3;
+}
+inline bool highFace(CoarsenOp op) {
+  return static_cast<int>(op) >= 4;
+}
+inline CoarsenOp faceOp(int axis, bool high) {
+  return static_cast<CoarsenOp>(1 + axis + (high ? 3 : 0));
+}
 
 struct LevelTransfer {
   RefineOp refine = RefineOp::LimitedLinear;
@@ -32,6 +52,24 @@ inline const char* refineOpName(RefineOp op) {
   }
   return "?";
 }
-inline const char* coarsenOpName(CoarsenOp) { return "average"; }
+inline const char* coarsenOpName(CoarsenOp op) {
+  switch (op) {
+    case CoarsenOp::Average:
+      return "average";
+    case CoarsenOp::LowFaceX:
+      return "low x face";
+    case CoarsenOp::LowFaceY:
+      return "low y face";
+    case CoarsenOp::LowFaceZ:
+      return "low z face";
+    case CoarsenOp::HighFaceX:
+      return "high x face";
+    case CoarsenOp::HighFaceY:
+      return "high y face";
+    case CoarsenOp::HighFaceZ:
+      return "high z face";
+  }
+  return "?";
+}
 
 }  // namespace tessera

@@ -41,11 +41,12 @@ cut.SliceType.Origin = [0.5, 0.5, middle]
 cut.SliceType.Normal = [0.0, 0.0, 1.0]
 shown = Show(cut, view)
 ColorBy(shown, ("CELLS", "phi"))
-shown.Representation = "Surface With Edges"
-shown.EdgeColor = [0.35, 0.35, 0.35]
-edges = Show(Outline(Input=cut), view)
-edges.DiffuseColor = [0.0, 0.0, 0.0]
-edges.AmbientColor = [0.0, 0.0, 0.0]
+shown.Representation = "Surface"
+# Each block (a level's region) outlined: the slice shown again as outlines.
+boxes = Show(Outline(Input=cut), view)
+boxes.DiffuseColor = [1.0, 1.0, 1.0]
+boxes.AmbientColor = [1.0, 1.0, 1.0]
+boxes.LineWidth = 2.0
 view.CameraPosition = [0.5, 0.5, 3.0]
 view.CameraFocalPoint = [0.5, 0.5, middle]
 view.CameraViewUp = [0.0, 1.0, 0.0]

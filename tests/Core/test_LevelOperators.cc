@@ -105,6 +105,46 @@ TEST(LevelOperators, RefiningConvergesAtTheStatedOrder) {
   }
 }
 
+// Refluxing's face operators: a coarse cell takes the mean of the fine
+// cells whose low (high) face lies on its own, the same bits on the host
+// loop and the kernel, and the other planes never read.
+TEST(LevelOperators, FaceOperatorsAverageOneFacePlane) {
+  for (const int ratio : {2, 4}) {
+    const IntVector r = IntVector::uniform(ratio);
+    const Box parents({-1, 0, 2}, {2, 3, 4});
+    Field fine(refine(parents, r));
+    fine.box.forEachCell([&](const IntVector& f) {
+      fine.array()(f) = 1.0 + 0.25 * f.x - 0.5 * f.y + 0.125 * f.z * f.x;
+    });
+    for (int axis = 0; axis < 3; ++axis) {
+      for (const bool high : {false, true}) {
+        const CoarsenOp op = faceOp(axis, high);
+        SCOPED_TRACE(std::string(coarsenOpName(op)) + " ratio " + std::to_string(ratio));
+        EXPECT_TRUE(isFaceOp(op));
+        EXPECT_EQ(faceAxis(op), axis);
+        EXPECT_EQ(highFace(op), high);
+        Field kernel(parents), inline_(parents);
+        coarsenCells(Host(), fine.constArray(), kernel.array(), parents, r, op);
+        Host().fence();
+        coarsenCellsInline(fine.constArray(), inline_.array(), parents, r, op);
+        parents.forEachCell([&](const IntVector& c) {
+          double sum = 0.0;
+          int count = 0;
+          refine(Box(c, c + IntVector::uniform(1)), r).forEachCell([&](const IntVector& f) {
+            const int plane = high ? r[axis] * (c[axis] + 1) - 1 : r[axis] * c[axis];
+            if (f[axis] != plane) return;
+            sum += fine.array()(f);
+            ++count;
+          });
+          EXPECT_EQ(count, ratio * ratio);
+          EXPECT_DOUBLE_EQ(kernel.array()(c), sum / count) << c;
+          EXPECT_EQ(kernel.array()(c), inline_.array()(c)) << c;  // the same bits
+        });
+      }
+    }
+  }
+}
+
 TEST(LevelOperators, RefiningConservesAndCoarseningAverages) {
   for (const int ratio : {2, 4}) {
     for (const RefineOp op : {RefineOp::Constant, RefineOp::Linear, RefineOp::LimitedLinear}) {

@@ -464,14 +464,29 @@ class GraphBuilder {
   }
 
   // The finer level's patches over `patch` and the coarse cells each covers.
-  std::vector<std::pair<const Patch*, Box>> finerOver(const Patch& patch) const {
+  // With `label` (a face operator's: LevelTransfer.h), only the coarse cells
+  // along that face of each finer patch.
+  std::vector<std::pair<const Patch*, Box>> finerOver(const Patch& patch,
+                                                      const VarLabel* label = nullptr) const {
     std::vector<std::pair<const Patch*, Box>> covers;
     const int l = patch.level().index();
     if (l + 1 >= m_grid.numLevels()) return covers;
     const Level& finer = m_grid.level(l + 1);
     const IntVector ratio = finer.refinementRatio();
+    const CoarsenOp op = label != nullptr ? label->levelTransfer().coarsen : CoarsenOp::Average;
     for (const Patch* fine : finer.patchesIntersecting(refine(patch.interior(), ratio))) {
-      const Box cells = coarsen(fine->interior(), ratio).intersection(patch.interior());
+      Box under = coarsen(fine->interior(), ratio);
+      if (isFaceOp(op)) {
+        IntVector lo = under.lo(), hi = under.hi();
+        const int axis = faceAxis(op);
+        if (highFace(op)) {
+          lo[axis] = hi[axis] - 1;
+        } else {
+          hi[axis] = lo[axis] + 1;
+        }
+        under = Box{lo, hi};
+      }
+      const Box cells = under.intersection(patch.interior());
       if (!cells.empty()) covers.emplace_back(fine, cells);
     }
     return covers;
@@ -486,7 +501,7 @@ class GraphBuilder {
     auto found = m_coarsenOf.find(key);
     int index;
     if (found == m_coarsenOf.end()) {
-      const std::vector<std::pair<const Patch*, Box>> covers = finerOver(patch);
+      const std::vector<std::pair<const Patch*, Box>> covers = finerOver(patch, label);
       if (covers.empty()) return -1;
       CoarsenFill fill;
       fill.label = label;
@@ -594,7 +609,7 @@ class GraphBuilder {
           if (dep.access != Task::Access::Requires) continue;
           if (dep.domain == Task::LevelDomain::FinerLevel) {
             if (!averaged.insert({dep.label, dep.dw, patch->id()}).second) continue;
-            for (const auto& [fine, cells] : finerOver(*patch)) {
+            for (const auto& [fine, cells] : finerOver(*patch, dep.label)) {
               GhostPiece piece{dep.label, dep.dw, fine->id(), patch->id(), cells, IntVector{}, 0};
               piece.averaged = true;
               addPiece(piece, *fine, ti);

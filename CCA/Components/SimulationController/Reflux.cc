@@ -6,43 +6,12 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <memory>
 
 namespace tessera {
 
 namespace {
-
-const char* const kAxes[3] = {"x", "y", "z"};
-
-// The registers of one declared flux along one axis.
-struct Registers {
-  int axis = 0;
-  const VarLabel* low = nullptr;   // at the fine cells whose low face is on a coarse face
-  const VarLabel* high = nullptr;  // ... whose high face is
-};
-
-// The fine cells of `box` whose low (or high) face along `axis` lies on a
-// face of the level below: their fluxes, summed over the finer steps and
-// times ratio / steps; zero elsewhere.
-void fillRegister(ExecutionContext& exec, const Box& box, const CellArray<double>& reg,
-                  const std::vector<CellArray<const double>>& steps, int axis, bool high,
-                  int ratio) {
-  TESSERA_REQUIRE_THROWS(!steps.empty() && steps.size() <= 4,
-                         "refluxing sums 1 to 4 finer steps, not " << steps.size());
-  Kokkos::Array<CellArray<const double>, 4> parts;
-  for (std::size_t s = 0; s < steps.size(); ++s)
-    parts[s] = steps[s];
-  const int count = static_cast<int>(steps.size());
-  const double scale = static_cast<double>(ratio) / count;
-  const int shift = high ? 1 : 0;
-  exec.parallelFor(
-      box, KOKKOS_LAMBDA(int i, int j, int k) {
-        const int at = (axis == 0 ? i : axis == 1 ? j : k) + shift;
-        double sum = 0.0;
-        for (int s = 0; s < count; ++s)
-          sum += parts[s](i, j, k);
-        reg(i, j, k) = at % ratio == 0 ? scale * sum : 0.0;
-      });
-}
 
 // Which cells of `box` (of the level below `fine`) `fine` covers, across
 // periodic boundaries too.
@@ -56,7 +25,6 @@ class Coverage {
     }
   }
   bool covered(const IntVector& c) const { return m_covered[index(c)] != 0; }
-  bool any() const { return std::find(m_covered.begin(), m_covered.end(), 1) != m_covered.end(); }
 
  private:
   std::size_t index(const IntVector& c) const {
@@ -68,139 +36,159 @@ class Coverage {
   std::vector<char> m_covered;
 };
 
+// A face of a coarse cell the finer level does not cover, shared with a
+// cell it does: the cell, the axis, and +1 when the finer level lies beyond
+// its high face, -1 beyond its low face.
+struct InterfaceFace {
+  IntVector cell;
+  int axis;
+  int side;
+};
+
+std::vector<InterfaceFace> interfaceOf(const Level& fine, const Patch& patch,
+                                       const std::vector<int>& axes) {
+  const Box interior = patch.interior();
+  const Coverage coverage(fine, interior.grow(1));
+  std::vector<InterfaceFace> faces;
+  interior.forEachCell([&](const IntVector& u) {
+    if (coverage.covered(u)) return;
+    for (int axis : axes) {
+      const IntVector e = IntVector::axisVector(axis, 1);
+      if (coverage.covered(u + e)) faces.push_back({u, axis, +1});
+      if (coverage.covered(u - e)) faces.push_back({u, axis, -1});
+    }
+  });
+  return faces;
+}
+
+// Variables made for names no task of the level computes (the finer level's
+// earlier steps' fluxes, read where its faces fill them and copied around
+// as ghost cells, never elsewhere): storage alone.
+void scheduleStorage(const Level& level, std::vector<const VarLabel*> names,
+                     std::set<std::pair<const VarLabel*, int>>* made, Scheduler& sched) {
+  if (made != nullptr) {
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&](const VarLabel* name) {
+                                 return !made->insert({name, level.index()}).second;
+                               }),
+                names.end());
+  }
+  if (names.empty()) return;
+  Task make("storage for refluxing on level " + std::to_string(level.index()),
+            Task::GroupCallback([names](const PatchGroup& group, const DataWarehouse&,
+                                        DataWarehouse& newDW, ExecutionContext&) {
+              for (const VarLabel* name : names)
+                newDW.allocateAndPut<double>(name, group);
+            }),
+            Task::Kind::Host);
+  for (const VarLabel* name : names)
+    make.computesVar(name);
+  sched.addTask(std::move(make), level.eachPatch());
+}
+
 }  // namespace
 
-void scheduleReflux(const RefluxStep& step, VarLabelRegistry& labels, Scheduler& sched) {
+void scheduleReflux(const RefluxStep& step, Scheduler& sched) {
   const Level& fine = *step.fine;
   const Level& coarse = *fine.coarser();
-  const IntVector ratio = fine.refinementRatio();
+  const int steps = static_cast<int>(step.fineSteps.size());
+  TESSERA_REQUIRE_THROWS(steps >= 1, "refluxing needs the finer level's fluxes");
   for (std::size_t q = 0; q < step.coarse.size(); ++q) {
     const ConservedFlux& coarseFlux = step.coarse[q];
-    std::vector<Registers> registers;
+    std::vector<int> axes;
     for (int axis = 0; axis < 3; ++axis) {
       if (coarseFlux.low[axis] == nullptr) continue;
-      const std::string name = coarseFlux.conserved->name() + ".register" +
-                               std::to_string(fine.index()) + "." + kAxes[axis];
-      registers.push_back({axis, labels.alias(coarseFlux.low[axis], name + ".low" + step.when),
-                           labels.alias(coarseFlux.high[axis], name + ".high" + step.when)});
+      for (const bool high : {false, true}) {
+        const VarLabel* label = high ? coarseFlux.high[axis] : coarseFlux.low[axis];
+        TESSERA_REQUIRE_THROWS(
+            label->levelTransfer().coarsen == faceOp(axis, high),
+            "refluxing '" << coarseFlux.conserved->name() << "': its flux '" << label->name()
+                          << "' coarsens by " << coarsenOpName(label->levelTransfer().coarsen)
+                          << "; make it with fluxTransfer(" << axis << ", " << high << ")");
+      }
+      axes.push_back(axis);
     }
-    if (registers.empty()) continue;
+    if (axes.empty()) continue;
 
-    // 1. The finer level's registers.
-    Task fineTask(
-        "register " + coarseFlux.conserved->name() + " on level " + std::to_string(fine.index()),
-        Task::GroupCallback([=, steps = step.fineSteps](const PatchGroup& group,
-                                                        const DataWarehouse&, DataWarehouse& newDW,
-                                                        ExecutionContext& exec) {
-          for (const Registers& reg : registers) {
-            for (const bool high : {false, true}) {
-              std::vector<CellArray<const double>> fluxes;
-              for (const auto& fluxesOfStep : steps) {
-                const ConservedFlux& flux = fluxesOfStep[q];
-                fluxes.push_back(
-                    newDW.get<double>(high ? flux.high[reg.axis] : flux.low[reg.axis], group)
-                        .array());
-              }
-              const CellArray<double> out =
-                  newDW.allocateAndPut<double>(high ? reg.high : reg.low, group).array();
-              fillRegister(exec, group.interior(), out, fluxes, reg.axis, high, ratio[reg.axis]);
-            }
-          }
-        }));
-    for (const auto& fluxesOfStep : step.fineSteps) {
-      for (const Registers& reg : registers) {
-        fineTask.requiresVar(Task::NewDW, fluxesOfStep[q].low[reg.axis]);
-        fineTask.requiresVar(Task::NewDW, fluxesOfStep[q].high[reg.axis]);
+    // 1. The finer level's fluxes onto the coarser level's cells along its faces.
+    std::vector<const VarLabel*> read;  // every step's, the coarser level's among them
+    std::vector<const VarLabel*> made;  // those the coarser level does not compute
+    for (int k = 0; k < steps; ++k) {
+      const ConservedFlux& flux = step.fineSteps[static_cast<std::size_t>(k)][q];
+      for (int axis : axes) {
+        for (const VarLabel* label : {flux.low[axis], flux.high[axis]}) {
+          read.push_back(label);
+          if (k + 1 < steps) made.push_back(label);
+        }
       }
     }
-    for (const Registers& reg : registers)
-      fineTask.computesVar(reg.low).computesVar(reg.high);
-    sched.addTask(std::move(fineTask), fine.eachPatch());
-
-    // 2. The coarser level's: zero, then the finer level's averages where it
-    // covers. The level below it has them too (zero), for the coarse-fine
-    // ghost cells of the coarser level's own boundary.
-    std::vector<const VarLabel*> names;
-    for (const Registers& reg : registers) {
-      names.push_back(reg.low);
-      names.push_back(reg.high);
+    scheduleStorage(coarse, made, step.made, sched);
+    if (const Level* below = coarse.coarser()) {
+      std::vector<const VarLabel*> missing = made;
+      if (!step.coarseNamesBelow) {
+        for (int axis : axes) {
+          missing.push_back(coarseFlux.low[axis]);
+          missing.push_back(coarseFlux.high[axis]);
+        }
+      }
+      scheduleStorage(*below, missing, step.made, sched);
     }
-    for (const Level* level = &coarse; level != nullptr && level->index() + 1 >= coarse.index();
-         level = level->coarser()) {
-      Task zero("zero registers of " + coarseFlux.conserved->name() + " on level " +
-                    std::to_string(level->index()),
-                Task::GroupCallback([names](const PatchGroup& group, const DataWarehouse&,
-                                            DataWarehouse& newDW, ExecutionContext& exec) {
-                  for (const VarLabel* name : names) {
-                    const CellArray<double> reg = newDW.allocateAndPut<double>(name, group).array();
-                    exec.parallelFor(
-                        group.extendedBox(),
-                        KOKKOS_LAMBDA(int i, int j, int k) { reg(i, j, k) = 0.0; });
-                  }
-                }));
-      for (const VarLabel* name : names)
-        zero.computesVar(name);
-      sched.addTask(std::move(zero), level->eachPatch());
-    }
-    scheduleAveragingFrom(fine, names, sched);
+    scheduleAveragingFrom(fine, read, sched);
 
-    // 3. The corrections, on the coarser patches near the finer level.
+    // 2. The corrections, on the coarser patches beside the finer level.
     std::vector<const Patch*> near;
-    for (const Patch& patch : coarse.patches())
-      if (!fine.sourcesOf(refine(patch.interior().grow(1), ratio)).empty()) near.push_back(&patch);
+    std::map<int, std::shared_ptr<const std::vector<InterfaceFace>>> facesOf;
+    for (const Patch& patch : coarse.patches()) {
+      auto faces =
+          std::make_shared<const std::vector<InterfaceFace>>(interfaceOf(fine, patch, axes));
+      if (faces->empty()) continue;
+      near.push_back(&patch);
+      facesOf[patch.id()] = std::move(faces);
+    }
+    if (near.empty()) continue;
     const int coarseSubsteps = step.coarseSubsteps;
-    const Level* const finer = &fine;
+    const auto fineSteps = step.fineSteps;
     Task correct(
         "reflux " + coarseFlux.conserved->name() + " onto level " + std::to_string(coarse.index()),
         [=](const Patch& patch, const DataWarehouse&, DataWarehouse& newDW, ExecutionContext&) {
-          const Box interior = patch.interior();
-          const Coverage coverage(*finer, interior.grow(1));
           CCVariable<double> state = newDW.getModifiable<double>(coarseFlux.conserved, patch);
           const double dt = newDW.delT() / coarseSubsteps;
           const Vector3 dx = patch.spacing();
-          struct Axis {
-            int axis;
-            double rate;  // dt / dx
-            CellArray<const double> coarseLow, coarseHigh, fineLow, fineHigh;
-          };
-          std::vector<Axis> axes;
-          for (const Registers& reg : registers) {
-            axes.push_back({reg.axis, dt / dx[reg.axis],
-                            newDW.get<double>(coarseFlux.low[reg.axis], patch).array(),
-                            newDW.get<double>(coarseFlux.high[reg.axis], patch).array(),
-                            newDW.get<double>(reg.low, patch, Ghost::AroundFaces, 1).array(),
-                            newDW.get<double>(reg.high, patch, Ghost::AroundFaces, 1).array()});
-          }
-          interior.forEachCell([&](const IntVector& u) {
-            if (coverage.covered(u)) return;
-            double change = 0.0;
-            bool beside = false;
-            for (const Axis& a : axes) {
-              const IntVector e = IntVector::axisVector(a.axis, 1);
-              // The finer level beyond the high face: that face's coarse
-              // flux gives way to the fine one (the register at the cell
-              // beyond, of its low faces), and the reverse beyond the low face.
-              if (coverage.covered(u + e)) {
-                const IntVector c = u + e;
-                change += a.rate * (a.coarseHigh(u.x, u.y, u.z) - a.fineLow(c.x, c.y, c.z));
-                beside = true;
-              }
-              if (coverage.covered(u - e)) {
-                const IntVector c = u - e;
-                change -= a.rate * (a.coarseLow(u.x, u.y, u.z) - a.fineHigh(c.x, c.y, c.z));
-                beside = true;
-              }
+          // Per axis: the coarse fluxes (the last step's names), and every
+          // step's finer fluxes with the covered neighbours' cells.
+          std::array<std::vector<CellArray<const double>>, 3> low, high;
+          for (int axis : axes) {
+            for (const auto& stepFluxes : fineSteps) {
+              const ConservedFlux& flux = stepFluxes[q];
+              low[axis].push_back(
+                  newDW.get<double>(flux.low[axis], patch, Ghost::AroundFaces, 1).array());
+              high[axis].push_back(
+                  newDW.get<double>(flux.high[axis], patch, Ghost::AroundFaces, 1).array());
             }
-            if (beside) state(u) += change;
-          });
+          }
+          const std::vector<InterfaceFace>& faces = *facesOf.at(patch.id());
+          for (std::size_t f = 0; f < faces.size();) {
+            const IntVector u = faces[f].cell;
+            double change = 0.0;
+            for (; f < faces.size() && faces[f].cell == u; ++f) {
+              const int axis = faces[f].axis;
+              const IntVector c = u + IntVector::axisVector(axis, faces[f].side);
+              // The coarse flux through the face, from u's side; the finer
+              // level's mean over its steps, from the covered cell's side.
+              const auto& ownSide = faces[f].side > 0 ? high[axis] : low[axis];
+              const auto& fineSide = faces[f].side > 0 ? low[axis] : high[axis];
+              double fineSum = 0.0;
+              for (const auto& each : fineSide)
+                fineSum += each(c.x, c.y, c.z);
+              const double difference = ownSide.back()(u.x, u.y, u.z) - fineSum / steps;
+              change += faces[f].side * (dt / dx[axis]) * difference;
+            }
+            state(u) += change;
+          }
         },
         Task::Kind::Host);
-    for (const Registers& reg : registers) {
-      correct.requiresVar(Task::NewDW, coarseFlux.low[reg.axis]);
-      correct.requiresVar(Task::NewDW, coarseFlux.high[reg.axis]);
-      correct.requiresVar(Task::NewDW, reg.low, Ghost::AroundFaces, 1);
-      correct.requiresVar(Task::NewDW, reg.high, Ghost::AroundFaces, 1);
-    }
+    for (const VarLabel* label : read)
+      correct.requiresVar(Task::NewDW, label, Ghost::AroundFaces, 1);
     correct.modifiesVar(coarseFlux.conserved);
     sched.addTask(std::move(correct), near);
   }

@@ -3,28 +3,33 @@
 // one, the coarse cell beside the interface was updated with the coarse
 // flux through it while the fine cells beyond used the fine fluxes; the
 // runtime replaces the first by the second, so that a conservative
-// component's total is kept to rounding (AMReX's FluxRegister, built from
-// the runtime's own tasks):
+// component's total is kept to rounding (AMReX's FluxRegister, made of the
+// runtime's own tasks and data movement):
 //
-// 1. on the finer level, a register per axis and side: at the fine cells
-//    whose low (high) face lies on a coarse face, the sum of the fluxes
-//    through it over the finer steps of one coarser step, times ratio over
-//    their count; zero elsewhere;
-// 2. on the coarser level, the registers made (zero) on every patch and the
-//    finer level's averaged onto the cells it covers (the runtime's
-//    restriction: the average of r^3 cells of which r^2 carry a face's
-//    flux times r is the mean flux through the coarse face);
-// 3. on the coarser patches near the finer level, each cell the finer
-//    level does not cover, beside one it does, corrected by
-//    dt_coarse / dx * (coarse flux - mean fine flux) through their common
-//    face (signed by the side).
+// 1. the finer level's fluxes of each of its steps in the coarser step are
+//    averaged onto the coarser level by their face operators (fluxTransfer):
+//    at the first and last coarse cells each finer patch covers along each
+//    axis, the mean flux of the fine faces on the coarse face; the finer
+//    level's last step writes into the coarser level's own flux variables
+//    there (the coarser level's fluxes at covered cells are never read), the
+//    earlier steps into variables the runtime makes for them;
+// 2. on the coarser patches near the finer level, each cell the finer level
+//    does not cover, beside one it does, is corrected by
+//    dt_coarse / dx * (coarse flux - mean fine flux over the steps) through
+//    their common face, added through its high face and subtracted through
+//    its low face; a covered neighbour in another patch comes with the ghost
+//    cells. Which cells and faces is known when the graph is recorded.
+//
+// Work and data in proportion to the finer patches' surfaces, not their volumes.
 
 #include "CCA/Ports/Application.h"
 #include "CCA/Ports/Scheduler.h"
 #include "Core/Grid/Level.h"
 #include "Core/Grid/VarLabel.h"
 
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -40,10 +45,15 @@ struct RefluxStep {
   std::vector<ConservedFlux> coarse;
   // The coarser level's steps per timestep: its dt is the timestep's over this.
   int coarseSubsteps = 1;
-  // Appended to the registers' names (the time, when subcycling).
-  std::string when;
+  // Whether the level below the coarser one computes the coarser level's
+  // flux names too (their ghost cells at the coarser level's own boundary
+  // come from there); if not, the runtime makes them there.
+  bool coarseNamesBelow = true;
+  // The (name, level) pairs the runtime has made storage for in this graph
+  // (several synchronisations need the same), shared by its RefluxSteps.
+  std::set<std::pair<const VarLabel*, int>>* made = nullptr;
 };
 
-void scheduleReflux(const RefluxStep& step, VarLabelRegistry& labels, Scheduler& sched);
+void scheduleReflux(const RefluxStep& step, Scheduler& sched);
 
 }  // namespace tessera

@@ -326,7 +326,7 @@ RunResult SimulationController::run(const RunOptions& options) {
       step.fine = &grid.level(l);
       step.fineSteps = {app->conservedFluxes()};
       step.coarse = app->conservedFluxes();
-      scheduleReflux(step, labels, sched);
+      scheduleReflux(step, sched);
     }
   };
   // The timestep graph is compiled once, before initialisation (so that the

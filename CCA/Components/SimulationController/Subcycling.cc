@@ -266,7 +266,8 @@ RefluxStep refluxAt(Timeline& timeline, const Application& app, const Level& fin
   for (ConservedFlux& flux : step.coarse)
     flux.conserved = timeline.at(flux.conserved, coarse, p, false).first;  // synchronised
   step.coarseSubsteps = substepsOf(coarse);
-  step.when = "@" + std::to_string(p) + "/" + std::to_string(timeline.positions());
+  step.coarseNamesBelow =
+      coarse.coarser() == nullptr || p % timeline.stride(*coarse.coarser()) == 0;
   return step;
 }
 
@@ -308,6 +309,7 @@ void scheduleSubcycledTimestep(const Grid& grid, Application& app, VarLabelRegis
       app.scheduleTimeAdvance(level, recorder);
     }
   }
+  std::set<std::pair<const VarLabel*, int>> made;  // refluxing's storage
   // Each level meets its finer level at the end of each of its substeps,
   // finest pair first.
   for (int l = grid.numLevels() - 2; l >= 0; --l) {
@@ -323,7 +325,11 @@ void scheduleSubcycledTimestep(const Grid& grid, Application& app, VarLabelRegis
         names.push_back(after.first);
       }
       scheduleAveragingFrom(grid.level(l + 1), names, sched);
-      if (reflux) scheduleReflux(refluxAt(timeline, app, grid.level(l + 1), p), labels, sched);
+      if (reflux) {
+        RefluxStep step = refluxAt(timeline, app, grid.level(l + 1), p);
+        step.made = &made;
+        scheduleReflux(step, sched);
+      }
     }
   }
   for (int l = 0; l < grid.numLevels(); ++l)

@@ -151,7 +151,6 @@ class CCVariable : public GridVariableBase {
 
   void coarsenFrom(const GridVariableBase& fine, const Box& coarseBox, const IntVector& ratio,
                    CoarsenOp op) override {
-    (void)op;
     const auto* typed = dynamic_cast<const CCVariable<T>*>(&fine);
     TESSERA_REQUIRE_THROWS(typed != nullptr, "coarsenFrom between variables of different types");
     checkInside(coarseBox, "coarsenFrom");
@@ -159,7 +158,7 @@ class CCVariable : public GridVariableBase {
                            "coarsening " << coarseBox << " reads fine cells "
                                          << refine(coarseBox, ratio)
                                          << ", beyond the fine allocation " << typed->box());
-    coarsenCellsInline<T>(typed->hostArray(), hostArray(), coarseBox, ratio);
+    coarsenCellsInline<T>(typed->hostArray(), hostArray(), coarseBox, ratio, op);
   }
 
   void interpolateInTime(const GridVariableBase& later, const Box& region,

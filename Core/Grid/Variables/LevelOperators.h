@@ -41,8 +41,12 @@ inline Box refineFootprint(const Box& fineBox, const IntVector& ratio, RefineOp 
 }
 
 namespace detail {
-KOKKOS_INLINE_FUNCTION double magnitude(double v) { return v < 0.0 ? -v : v; }
-KOKKOS_INLINE_FUNCTION double smaller(double a, double b) { return a < b ? a : b; }
+KOKKOS_INLINE_FUNCTION double magnitude(double v) {
+  return v < 0.0 ? -v : v;
+}
+KOKKOS_INLINE_FUNCTION double smaller(double a, double b) {
+  return a < b ? a : b;
+}
 KOKKOS_INLINE_FUNCTION double mcSlope(double minus, double centre, double plus) {
   const double left = centre - minus;
   const double right = plus - centre;
@@ -86,6 +90,32 @@ struct RefineCell {
   }
 };
 
+// One coarse cell under a face operator: the mean of the fine cells whose
+// low (high) face along the axis lies on the coarse cell's, summed in
+// x-fastest order and divided once.
+template <class T>
+struct CoarsenFace {
+  CellArray<const T> fine;
+  CellArray<T> coarse;
+  IntVector ratio;
+  int axis;
+  bool high;
+
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k) const {
+    IntVector lo{i * ratio.x, j * ratio.y, k * ratio.z};
+    IntVector hi{lo.x + ratio.x, lo.y + ratio.y, lo.z + ratio.z};
+    lo[axis] = high ? hi[axis] - 1 : lo[axis];
+    hi[axis] = lo[axis] + 1;
+    double sum = 0.0;
+    for (int fk = lo.z; fk < hi.z; ++fk)
+      for (int fj = lo.y; fj < hi.y; ++fj)
+        for (int fi = lo.x; fi < hi.x; ++fi)
+          sum += fine(fi, fj, fk);
+    coarse(i, j, k) =
+        static_cast<T>(sum / (static_cast<double>(ratio.x) * ratio.y * ratio.z / ratio[axis]));
+  }
+};
+
 // One coarse cell: the mean of its fine cells in `fine`.
 template <class T>
 struct CoarsenCell {
@@ -120,9 +150,8 @@ struct CoarsenCell {
 
 // fine(f) for every f of `fineBox` from `coarse`, which holds refineFootprint.
 template <class ExecSpace, class T>
-void refineCells(const ExecSpace& space, const CellArray<const T>& coarse,
-                 const CellArray<T>& fine, const Box& fineBox, const IntVector& ratio,
-                 RefineOp op) {
+void refineCells(const ExecSpace& space, const CellArray<const T>& coarse, const CellArray<T>& fine,
+                 const Box& fineBox, const IntVector& ratio, RefineOp op) {
   parallelFor("tessera::refineCells", space, fineBox, RefineCell<T>{coarse, fine, ratio, op});
 }
 
@@ -131,7 +160,11 @@ template <class ExecSpace, class T>
 void coarsenCells(const ExecSpace& space, const CellArray<const T>& fine,
                   const CellArray<T>& coarse, const Box& coarseBox, const IntVector& ratio,
                   CoarsenOp op) {
-  (void)op;  // Average is the one operator so far.
+  if (isFaceOp(op)) {
+    parallelFor("tessera::coarsenFaces", space, coarseBox,
+                CoarsenFace<T>{fine, coarse, ratio, faceAxis(op), highFace(op)});
+    return;
+  }
   parallelFor("tessera::coarsenCells", space, coarseBox, CoarsenCell<T>{fine, coarse, ratio});
 }
 
@@ -151,7 +184,12 @@ void forEachCellInline(const Box& box, const Body& body) {
 // order, divided once: the same bits).
 template <class T>
 void coarsenCellsInline(const CellArray<const T>& fine, const CellArray<T>& coarse,
-                        const Box& coarseBox, const IntVector& ratio) {
+                        const Box& coarseBox, const IntVector& ratio,
+                        CoarsenOp op = CoarsenOp::Average) {
+  if (isFaceOp(op)) {
+    forEachCellInline(coarseBox, CoarsenFace<T>{fine, coarse, ratio, faceAxis(op), highFace(op)});
+    return;
+  }
   if (ratio != IntVector{2, 2, 2}) {
     forEachCellInline(coarseBox, CoarsenCell<T>{fine, coarse, ratio});
     return;
@@ -200,15 +238,21 @@ void refineCellsInline(const CellArray<const T>& coarse, const CellArray<T>& fin
   TESSERA_REQUIRE_THROWS(rx <= kMostRatio && ry <= kMostRatio && rz <= kMostRatio,
                          "refinement ratio " << ratio << " above " << kMostRatio);
   double offsetX[kMostRatio], offsetY[kMostRatio], offsetZ[kMostRatio];
-  for (int a = 0; a < rx; ++a) offsetX[a] = (a + 0.5) / rx - 0.5;
-  for (int a = 0; a < ry; ++a) offsetY[a] = (a + 0.5) / ry - 0.5;
-  for (int a = 0; a < rz; ++a) offsetZ[a] = (a + 0.5) / rz - 0.5;
+  for (int a = 0; a < rx; ++a)
+    offsetX[a] = (a + 0.5) / rx - 0.5;
+  for (int a = 0; a < ry; ++a)
+    offsetY[a] = (a + 0.5) / ry - 0.5;
+  for (int a = 0; a < rz; ++a)
+    offsetZ[a] = (a + 0.5) / rz - 0.5;
   for (int ck = parents.lo().z; ck < parents.hi().z; ++ck) {
-    const int kLo = std::max(fineBox.lo().z, rz * ck), kHi = std::min(fineBox.hi().z, rz * (ck + 1));
+    const int kLo = std::max(fineBox.lo().z, rz * ck),
+              kHi = std::min(fineBox.hi().z, rz * (ck + 1));
     for (int cj = parents.lo().y; cj < parents.hi().y; ++cj) {
-      const int jLo = std::max(fineBox.lo().y, ry * cj), jHi = std::min(fineBox.hi().y, ry * (cj + 1));
+      const int jLo = std::max(fineBox.lo().y, ry * cj),
+                jHi = std::min(fineBox.hi().y, ry * (cj + 1));
       for (int ci = parents.lo().x; ci < parents.hi().x; ++ci) {
-        const int iLo = std::max(fineBox.lo().x, rx * ci), iHi = std::min(fineBox.hi().x, rx * (ci + 1));
+        const int iLo = std::max(fineBox.lo().x, rx * ci),
+                  iHi = std::min(fineBox.hi().x, rx * (ci + 1));
         const T centre = coarse(ci, cj, ck);
         const double xm = coarse(ci - 1, cj, ck), xp = coarse(ci + 1, cj, ck);
         const double ym = coarse(ci, cj - 1, ck), yp = coarse(ci, cj + 1, ck);
@@ -222,8 +266,7 @@ void refineCellsInline(const CellArray<const T>& coarse, const CellArray<T>& fin
             const double oy = offsetY[j - ry * cj];
             T* row = &fine(iLo, j, k);
             for (int i = iLo; i < iHi; ++i)
-              row[i - iLo] =
-                  static_cast<T>(centre + sx * offsetX[i - rx * ci] + sy * oy + sz * oz);
+              row[i - iLo] = static_cast<T>(centre + sx * offsetX[i - rx * ci] + sy * oy + sz * oz);
           }
         }
       }
