@@ -21,7 +21,10 @@ log (tagging, clustering, transfer, compile) against its timesteps' median
 wall time: a regrid is to cost at most 2 timesteps. Writes amr_regrid.json
 and amr_regrid.png. A benchmark: it asserts nothing.
 
-usage: scripts/bench/amr_regrid.py [--build build] [--runs 5] [--out bench-results]
+With --subcycle the refined runs subcycle (amr.subcycle): a timestep is a
+step of level 0, and a regrid is weighed against it.
+
+usage: scripts/bench/amr_regrid.py [--build build] [--runs 5] [--subcycle] [--out bench-results]
 """
 import json
 import os
@@ -38,7 +41,8 @@ END = "time.max_time=0.1"
 
 def cases(args):
     tagged = ["grid.level.resolution=[32,32,32]", "grid.level.patches=[2,2,2]", "amr.max_patch_size=16",
-              "amr.regrid_interval=4", "amr.buffer=2", END]
+              "amr.regrid_interval=4", "amr.buffer=2", END,
+              f"amr.subcycle={'true' if args.subcycle else 'false'}"]
     return {
         "uniform 64^3": ["grid.level.resolution=[64,64,64]", "grid.level.patches=[4,4,4]", END],
         "2 levels, regridding": [*tagged, "amr.max_levels=2", f"burgers.refine_threshold={args.threshold2}"],
@@ -86,6 +90,8 @@ def main():
     options = parser(__doc__)
     options.add_argument("--threshold2", type=float, default=0.08)
     options.add_argument("--threshold3", type=float, default=0.02)
+    options.add_argument("--subcycle", action="store_true",
+                         help="the refined runs subcycle (amr.subcycle): a timestep is a step of level 0")
     args = options.parse_args()
     if args.runs < 5:
         sys.exit("--runs must be at least 5")
@@ -134,8 +140,9 @@ def main():
             print(f"|   |   regrids changing the levels: {len(costs)}, median {ratios['regrid_ms_median']} ms "
                   f"= {in_steps} timesteps of {1e3 * step:.3g} ms | | | | |")
         rows.append(row)
-    write_results(args.out, "amr_regrid", {"runs": args.runs, "threshold2": args.threshold2,
-                                            "threshold3": args.threshold3, "rows": rows}, chart)
+    write_results(args.out, "amr_regrid_subcycled" if args.subcycle else "amr_regrid",
+                  {"runs": args.runs, "threshold2": args.threshold2, "threshold3": args.threshold3,
+                   "subcycle": args.subcycle, "rows": rows}, chart)
 
 
 if __name__ == "__main__":
