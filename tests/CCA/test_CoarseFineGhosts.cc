@@ -6,6 +6,8 @@
 // extra cells at a wall and its last plane beyond a wall without them: bit
 // for bit what the operator gives on the coarse field. A level not nested
 // deeply enough for the ghost layers is a compile error that says so.
+// Subcycling's ghost cells between two times of the level below are the
+// operator on the two times' values interpolated linearly.
 #include <gtest/gtest.h>
 
 #include "LevelTestFields.h"
@@ -72,9 +74,8 @@ TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLeve
     for (const bool groups : {true, false}) {
       if (!groups && op != RefineOp::LimitedLinear) continue;
       SCOPED_TRACE(std::string(refineOpName(op)) + (groups ? " groups" : " no groups"));
-      const VarLabel* u =
-          m_labels.create<CCVariable<double>>(std::string("u_") + refineOpName(op),
-                                              LevelTransfer{op});
+      const VarLabel* u = m_labels.create<CCVariable<double>>(std::string("u_") + refineOpName(op),
+                                                              LevelTransfer{op});
       // The expected coarse-fine values: the operator on the whole coarse field.
       CCVariable<double> reference(Box({-4, -4, -4}, {20, 20, 12}), "reference");
       reference.box().forEachCell([&](const IntVector& c) { reference(c) = coarseAt(c); });
@@ -84,56 +85,57 @@ TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLeve
       options.patchGroups = groups;
       const auto sched = makeScheduler(GetParam(), m_world, options);
       sched->beginGraph("levels");
-      const auto put = [&](const char* name, const Level& level, double (*value)(const IntVector&)) {
-        sched->addTask(std::move(Task(name,
-                                      [u, value](const Patch& patch, const DataWarehouse&,
-                                                 DataWarehouse& dw, ExecutionContext&) {
-                                        CCVariable<double> var =
-                                            dw.allocateAndPut<double>(u, patch);
-                                        patch.extendedBox().forEachCell(
-                                            [&](const IntVector& c) { var(c) = value(c); });
-                                      },
-                                      Task::Kind::Host)
+      const auto put = [&](const char* name, const Level& level,
+                           double (*value)(const IntVector&)) {
+        sched->addTask(std::move(Task(
+                                     name,
+                                     [u, value](const Patch& patch, const DataWarehouse&,
+                                                DataWarehouse& dw, ExecutionContext&) {
+                                       CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
+                                       patch.extendedBox().forEachCell(
+                                           [&](const IntVector& c) { var(c) = value(c); });
+                                     },
+                                     Task::Kind::Host)
                                      .computesVar(u)),
                        level.eachPatch());
       };
       put("coarse", coarse, coarseValue);
       put("fine", fine, fineValue);
       sched->addTask(
-          std::move(
-              Task("read",
-                   [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
-                       ExecutionContext&) {
-                     const ConstCCVariable<double> var =
-                         dw.get<double>(u, patch, Ghost::AroundCells, depth);
-                     const RefineCell<double> expected{reference.constArray(),
-                                                       CellArray<double>(), {2, 2, 2}, op};
-                     fine.ghostedBox(patch, depth).forEachCell([&](const IntVector& c) {
-                       if (patch.extendedBox().contains(c)) {
-                         wrong += !sameBits(var(c), fineValue(c));
-                         return;
-                       }
-                       IntVector wrapped = c;
-                       wrapped.x = ((c.x % 32) + 32) % 32;
-                       bool heldByFine = false;
-                       for (const Patch& other : fine.patches())
-                         heldByFine = heldByFine || other.extendedBox().contains(wrapped);
-                       if (heldByFine) {
-                         ++fromFine;
-                         wrong += !sameBits(var(c), fineValue(wrapped));
-                         return;
-                       }
-                       ++fromCoarse;
-                       // RefineCell writes one fine cell: into a scratch array here.
-                       double value = 0.0;
-                       RefineCell<double> one = expected;
-                       one.fine = CellArray<double>(&value, Box(c, c + IntVector::uniform(1)));
-                       one(c.x, c.y, c.z);
-                       wrong += !sameBits(var(c), value);
-                     });
-                   },
-                   Task::Kind::Host)
-                  .requiresVar(Task::NewDW, u, Ghost::AroundCells, depth)),
+          std::move(Task(
+                        "read",
+                        [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                            ExecutionContext&) {
+                          const ConstCCVariable<double> var =
+                              dw.get<double>(u, patch, Ghost::AroundCells, depth);
+                          const RefineCell<double> expected{
+                              reference.constArray(), CellArray<double>(), {2, 2, 2}, op};
+                          fine.ghostedBox(patch, depth).forEachCell([&](const IntVector& c) {
+                            if (patch.extendedBox().contains(c)) {
+                              wrong += !sameBits(var(c), fineValue(c));
+                              return;
+                            }
+                            IntVector wrapped = c;
+                            wrapped.x = ((c.x % 32) + 32) % 32;
+                            bool heldByFine = false;
+                            for (const Patch& other : fine.patches())
+                              heldByFine = heldByFine || other.extendedBox().contains(wrapped);
+                            if (heldByFine) {
+                              ++fromFine;
+                              wrong += !sameBits(var(c), fineValue(wrapped));
+                              return;
+                            }
+                            ++fromCoarse;
+                            // RefineCell writes one fine cell: into a scratch array here.
+                            double value = 0.0;
+                            RefineCell<double> one = expected;
+                            one.fine = CellArray<double>(&value, Box(c, c + IntVector::uniform(1)));
+                            one(c.x, c.y, c.z);
+                            wrong += !sameBits(var(c), value);
+                          });
+                        },
+                        Task::Kind::Host)
+                        .requiresVar(Task::NewDW, u, Ghost::AroundCells, depth)),
           fine.eachPatch());
       const CompiledGraph graph = sched->compile(grid, ranks);
       // On several ranks some coarse cells come by message.
@@ -154,6 +156,89 @@ TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLeve
   }
 }
 
+// Subcycling's coarse-fine ghost cells (Task::CoarseTimeSource): the level
+// below's values of two times, each gathered from its patches on any rank,
+// interpolated linearly, then refined: bit for bit the operator on
+// (1 - w) early + w late.
+double lateValue(const IntVector& c) {
+  return 2.0 * coarseValue(c) + 1.0;
+}
+
+TEST_P(CoarseFineGhostsTest, GhostsBetweenTwoTimesOfTheLevelBelowAreInterpolated) {
+  const Grid grid = twoLevels();
+  const Level& coarse = grid.level(0);
+  const Level& fine = grid.level(1);
+  const std::vector<int> ranks = testing::roundRobin(grid.numPatches(), m_world.size());
+  const int depth = 2;
+  const double weight = 0.25;
+  const Box held = coarse.extendedCellBox();
+  CCVariable<double> reference(Box({-4, -4, -4}, {20, 20, 12}), "reference");
+  reference.box().forEachCell([&](const IntVector& c) {
+    IntVector seen = c;
+    seen.x = ((c.x % 16) + 16) % 16;
+    for (int axis = 1; axis < 3; ++axis)
+      seen[axis] = std::clamp(seen[axis], held.lo()[axis], held.hi()[axis] - 1);
+    reference(c) = (1 - weight) * coarseValue(seen) + weight * lateValue(seen);
+  });
+  const VarLabel* early = m_labels.create<CCVariable<double>>("early");
+  const VarLabel* late = m_labels.create<CCVariable<double>>("late");
+  const VarLabel* u = m_labels.create<CCVariable<double>>("u_between");
+  std::atomic<std::int64_t> wrong{0}, fromCoarse{0};
+  const auto sched = makeScheduler(GetParam(), m_world, SchedulerOptions{});
+  sched->beginGraph("times");
+  const auto put = [&](const char* name, const VarLabel* label, const Level& level,
+                       double (*value)(const IntVector&)) {
+    sched->addTask(std::move(Task(
+                                 name,
+                                 [label, value](const Patch& patch, const DataWarehouse&,
+                                                DataWarehouse& dw, ExecutionContext&) {
+                                   CCVariable<double> var = dw.allocateAndPut<double>(label, patch);
+                                   patch.extendedBox().forEachCell(
+                                       [&](const IntVector& c) { var(c) = value(c); });
+                                 },
+                                 Task::Kind::Host)
+                                 .computesVar(label)),
+                   level.eachPatch());
+  };
+  put("early", early, coarse, coarseValue);
+  put("late", late, coarse, lateValue);
+  put("fine", u, fine, fineValue);
+  Task read(
+      "read",
+      [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw, ExecutionContext&) {
+        const ConstCCVariable<double> var = dw.get<double>(u, patch, Ghost::AroundCells, depth);
+        const RefineCell<double> expected{
+            reference.constArray(), CellArray<double>(), {2, 2, 2}, RefineOp::LimitedLinear};
+        for (const Box& box : fine.coarseFineGhosts(patch, depth)) {
+          box.forEachCell([&](const IntVector& c) {
+            ++fromCoarse;
+            double value = 0.0;
+            RefineCell<double> one = expected;
+            one.fine = CellArray<double>(&value, Box(c, c + IntVector::uniform(1)));
+            one(c.x, c.y, c.z);
+            wrong += !sameBits(var(c), value);
+          });
+        }
+      },
+      Task::Kind::Host);
+  read.requiresVar(Task::NewDW, u, Ghost::AroundCells, depth);
+  read.setCoarseTimeSource(0, {early, Task::NewDW, late, Task::NewDW, weight});
+  sched->addTask(std::move(read), fine.eachPatch());
+  const CompiledGraph graph = sched->compile(grid, ranks);
+  std::int64_t later = 0;  // pieces of the later time, by message on several ranks
+  for (const Message& m : graph.receives)
+    for (const GhostPiece& piece : m.pieces)
+      later += piece.laterTime;
+  if (m_world.size() > 1) {
+    EXPECT_GT(m_world.allreduceSum(later), 0);
+  }
+  OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+  OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+  sched->execute(graph, oldDW, newDW);
+  EXPECT_EQ(m_world.allreduceSum(wrong.load()), 0);
+  EXPECT_GT(m_world.allreduceSum(fromCoarse.load()), 1000);
+}
+
 // One variable computed on every level by a task per level, and one
 // reduction with contributions from both: every patch counted once, the
 // reduction made once after both.
@@ -165,36 +250,37 @@ TEST_P(CoarseFineGhostsTest, EachLevelComputesTheSameLabelAndContributesToOneRed
   const auto sched = makeScheduler(GetParam(), m_world, SchedulerOptions{});
   sched->beginGraph("levels");
   for (int l = 0; l < 2; ++l) {
-    sched->addTask(std::move(Task("level " + std::to_string(l),
-                                  [u, cells](const Patch& patch, const DataWarehouse&,
-                                             DataWarehouse& dw, ExecutionContext&) {
-                                    CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
-                                    patch.extendedBox().forEachCell(
-                                        [&](const IntVector& c) { var(c) = 1.0; });
-                                    dw.put(SumVariable<double>(
-                                               static_cast<double>(patch.numCells())),
-                                           cells, patch);
-                                  },
-                                  Task::Kind::Host)
-                                 .computesVar(u)
-                                 .computesVar(cells)),
-                   grid.level(l).eachPatch());
+    sched->addTask(
+        std::move(Task(
+                      "level " + std::to_string(l),
+                      [u, cells](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                                 ExecutionContext&) {
+                        CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
+                        patch.extendedBox().forEachCell([&](const IntVector& c) { var(c) = 1.0; });
+                        dw.put(SumVariable<double>(static_cast<double>(patch.numCells())), cells,
+                               patch);
+                      },
+                      Task::Kind::Host)
+                      .computesVar(u)
+                      .computesVar(cells)),
+        grid.level(l).eachPatch());
   }
   std::atomic<int> wrong{0};
   const double expected = static_cast<double>(grid.level(0).numCells() + grid.level(1).numCells());
-  sched->addTask(std::move(Task("read",
-                                [&](const Patch&, const DataWarehouse&, DataWarehouse& dw,
-                                    ExecutionContext&) {
-                                  wrong += dw.getReduction<SumVariable<double>>(cells).get() !=
-                                           expected;
-                                },
-                                Task::Kind::Host)
-                               .requiresVar(Task::NewDW, cells)),
-                 grid.level(0).eachPatch());
+  sched->addTask(
+      std::move(Task(
+                    "read",
+                    [&](const Patch&, const DataWarehouse&, DataWarehouse& dw, ExecutionContext&) {
+                      wrong += dw.getReduction<SumVariable<double>>(cells).get() != expected;
+                    },
+                    Task::Kind::Host)
+                    .requiresVar(Task::NewDW, cells)),
+      grid.level(0).eachPatch());
   const CompiledGraph graph = sched->compile(grid, ranks);
-  EXPECT_EQ(std::count_if(graph.detailedTasks.begin(), graph.detailedTasks.end(),
-                          [](const DetailedTask& n) { return n.kind == DetailedTask::Kind::Reduction; }),
-            1);
+  EXPECT_EQ(
+      std::count_if(graph.detailedTasks.begin(), graph.detailedTasks.end(),
+                    [](const DetailedTask& n) { return n.kind == DetailedTask::Kind::Reduction; }),
+      1);
   OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
   OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
   sched->execute(graph, oldDW, newDW);
@@ -202,11 +288,11 @@ TEST_P(CoarseFineGhostsTest, EachLevelComputesTheSameLabelAndContributesToOneRed
   // Two tasks computing one label on the same patches remain an error.
   sched->beginGraph("twice");
   for (int k = 0; k < 2; ++k)
-    sched->addTask(std::move(Task("put " + std::to_string(k),
-                                  [](const Patch&, const DataWarehouse&, DataWarehouse&,
-                                     ExecutionContext&) {})
-                                 .computesVar(u)),
-                   grid.level(1).eachPatch());
+    sched->addTask(
+        std::move(Task("put " + std::to_string(k),
+                       [](const Patch&, const DataWarehouse&, DataWarehouse&, ExecutionContext&) {})
+                      .computesVar(u)),
+        grid.level(1).eachPatch());
   const std::string error = testing::errorOf([&] { sched->compile(grid, ranks); });
   EXPECT_NE(error.find("'u' in NewDW is computed by two tasks: 'put 0' and 'put 1' on patch 8"),
             std::string::npos)
@@ -226,53 +312,56 @@ TEST_P(CoarseFineGhostsTest, CoarseCellsUnderAFinerLevelBecomeTheMeanOfItsCells)
   const auto sched = makeScheduler(GetParam(), m_world, SchedulerOptions{});
   sched->beginGraph("restrict");
   const auto put = [&](const char* name, const Level& level, double (*value)(const IntVector&)) {
-    sched->addTask(std::move(Task(name,
-                                  [u, value](const Patch& patch, const DataWarehouse&,
-                                             DataWarehouse& dw, ExecutionContext&) {
-                                    CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
-                                    patch.extendedBox().forEachCell(
-                                        [&](const IntVector& c) { var(c) = value(c); });
-                                  },
-                                  Task::Kind::Host)
+    sched->addTask(std::move(Task(
+                                 name,
+                                 [u, value](const Patch& patch, const DataWarehouse&,
+                                            DataWarehouse& dw, ExecutionContext&) {
+                                   CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
+                                   patch.extendedBox().forEachCell(
+                                       [&](const IntVector& c) { var(c) = value(c); });
+                                 },
+                                 Task::Kind::Host)
                                  .computesVar(u)),
                    level.eachPatch());
   };
   std::atomic<std::int64_t> wrong{0}, averaged{0}, kept{0};
   sched->addTask(
-      std::move(Task("check",
-                     [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
-                         ExecutionContext&) {
-                       const ConstCCVariable<double> var = dw.get<double>(u, patch);
-                       patch.interior().forEachCell([&](const IntVector& c) {
-                         const Box children = refine(Box(c, c + IntVector::uniform(1)), {2, 2, 2});
-                         bool covered = false;
-                         for (const Patch& f : fine.patches())
-                           covered = covered || f.interior().contains(children);
-                         if (!covered) {
-                           ++kept;
-                           wrong += !sameBits(var(c), coarseValue(c));
-                           return;
-                         }
-                         ++averaged;
-                         CCVariable<double> cells(children, "children");
-                         children.forEachCell([&](const IntVector& f) { cells(f) = fineValue(f); });
-                         double mean = 0.0;
-                         CoarsenCell<double>{cells.constArray(),
-                                             CellArray<double>(&mean, Box(c, c + IntVector::uniform(1))),
-                                             {2, 2, 2}}(c.x, c.y, c.z);
-                         wrong += !sameBits(var(c), mean);
-                       });
-                     },
-                     Task::Kind::Host)
-                    .requiresVar(Task::NewDW, u)),
+      std::move(
+          Task(
+              "check",
+              [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw, ExecutionContext&) {
+                const ConstCCVariable<double> var = dw.get<double>(u, patch);
+                patch.interior().forEachCell([&](const IntVector& c) {
+                  const Box children = refine(Box(c, c + IntVector::uniform(1)), {2, 2, 2});
+                  bool covered = false;
+                  for (const Patch& f : fine.patches())
+                    covered = covered || f.interior().contains(children);
+                  if (!covered) {
+                    ++kept;
+                    wrong += !sameBits(var(c), coarseValue(c));
+                    return;
+                  }
+                  ++averaged;
+                  CCVariable<double> cells(children, "children");
+                  children.forEachCell([&](const IntVector& f) { cells(f) = fineValue(f); });
+                  double mean = 0.0;
+                  CoarsenCell<double>{cells.constArray(),
+                                      CellArray<double>(&mean, Box(c, c + IntVector::uniform(1))),
+                                      {2, 2, 2}}(c.x, c.y, c.z);
+                  wrong += !sameBits(var(c), mean);
+                });
+              },
+              Task::Kind::Host)
+              .requiresVar(Task::NewDW, u)),
       coarse.eachPatch());
-  sched->addTask(std::move(Task("coarsen",
-                                [](const Patch&, const DataWarehouse&, DataWarehouse&,
-                                   ExecutionContext&) {},
-                                Task::Kind::Host)
-                               .modifiesVar(u)
-                               .requiresVar(Task::NewDW, u, Task::LevelDomain::FinerLevel)),
-                 coarse.eachPatch());
+  sched->addTask(
+      std::move(Task(
+                    "coarsen",
+                    [](const Patch&, const DataWarehouse&, DataWarehouse&, ExecutionContext&) {},
+                    Task::Kind::Host)
+                    .modifiesVar(u)
+                    .requiresVar(Task::NewDW, u, Task::LevelDomain::FinerLevel)),
+      coarse.eachPatch());
   put("fine", fine, fineValue);
   put("coarse", coarse, coarseValue);
   const CompiledGraph graph = sched->compile(grid, ranks);
@@ -312,8 +401,9 @@ TEST_P(CoarseFineGhostsTest, ALevelNestedTooShallowForTheGhostsIsAnError) {
                                            ExecutionContext&) {})
                                .requiresVar(Task::NewDW, u, Ghost::AroundCells, 1)),
                  grid.level(2).eachPatch());
-  const std::string error = testing::errorOf(
-      [&] { sched->compile(grid, std::vector<int>(static_cast<std::size_t>(grid.numPatches()), 0)); });
+  const std::string error = testing::errorOf([&] {
+    sched->compile(grid, std::vector<int>(static_cast<std::size_t>(grid.numPatches()), 0));
+  });
   // Rank 0 holds every patch: it finds the fill (the others compile nothing).
   if (m_world.rank() == 0) {
     EXPECT_NE(error.find("not nested deeply enough"), std::string::npos) << error;
