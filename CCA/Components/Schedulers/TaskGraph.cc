@@ -315,8 +315,17 @@ class GraphBuilder {
     }
   }
 
-  std::vector<GhostRegion> regionsOf(const Patch& patch, const LabelDW& key) const {
-    return patch.level().ghostRegions(patch, m_ghostDepth.at(key), m_ghostType.at(key));
+  // The same-level sources of `key`'s ghost cells on `patch`. The geometry
+  // depends on the depth and shape alone, and many labels share them (a
+  // subcycled level's substeps each have their own): found once per patch.
+  const std::vector<GhostRegion>& regionsOf(const Patch& patch, const LabelDW& key) {
+    const int depth = m_ghostDepth.at(key);
+    const Ghost::Type type = m_ghostType.at(key);
+    const auto geometry = std::make_tuple(patch.id(), depth, static_cast<int>(type));
+    auto found = m_regions.find(geometry);
+    if (found == m_regions.end())
+      found = m_regions.emplace(geometry, patch.level().ghostRegions(patch, depth, type)).first;
+    return found->second;
   }
 
   // The coarse-fine part of the ghost fill of `key` on `patch` (see
@@ -330,10 +339,14 @@ class GraphBuilder {
   const CoarseFinePlan& coarseFineOf(const Patch& patch, const LabelDW& key) {
     static const CoarseFinePlan none;
     if (patch.level().coversDomain()) return none;
-    const FillKey fillKey{key.first, key.second, patch.id()};
-    const auto found = m_coarseFine.find(fillKey);
+    // Label-independent but for the refinement's footprint: shared by the
+    // labels of one depth, shape and operator (see regionsOf).
+    const auto geometry =
+        std::make_tuple(patch.id(), m_ghostDepth.at(key), static_cast<int>(m_ghostType.at(key)),
+                        static_cast<int>(key.first->levelTransfer().refine));
+    const auto found = m_coarseFine.find(geometry);
     if (found != m_coarseFine.end()) return found->second;
-    CoarseFinePlan& plan = m_coarseFine[fillKey];
+    CoarseFinePlan& plan = m_coarseFine[geometry];
     const Level& level = patch.level();
     plan.boxes = level.coarseFineGhosts(patch, m_ghostDepth.at(key), m_ghostType.at(key));
     if (plan.boxes.empty()) return plan;
@@ -750,7 +763,9 @@ class GraphBuilder {
   std::map<std::pair<int, int>, int> m_indexNodes;  // (task, index) -> local detailed task
   std::map<const VarLabel*, int> m_reductionNode;
   std::map<FillKey, int> m_fillOf;
-  std::map<FillKey, CoarseFinePlan> m_coarseFine;
+  // (patch, depth, ghost type[, refine operator]) -> geometry
+  std::map<std::tuple<int, int, int>, std::vector<GhostRegion>> m_regions;
+  std::map<std::tuple<int, int, int, int>, CoarseFinePlan> m_coarseFine;
   std::map<FillKey, int> m_coarsenOf;
   bool m_coarsens = false;  // some task averages from a finer level
 };
