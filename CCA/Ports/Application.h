@@ -122,7 +122,9 @@ class Application {
   virtual std::vector<ConservedFlux> conservedFluxes() const { return {}; }
   // The cell variables that make up the state: digested, saved and restored.
   virtual std::vector<const VarLabel*> stateLabels() const = 0;
-  // Named numbers reported at the end, read from the analysis tasks' results.
+  // Named numbers reported at the end, read from the analysis tasks' results
+  // (`dw` also holds the reductions of the final state: those the timestep
+  // computes, and those nothing computes again after initialisation).
   // They go into the run record and are compared by the regression tests:
   // only numbers that depend on the computed state, never on timing.
   virtual std::vector<std::pair<std::string, double>> analysisResults(

@@ -51,7 +51,7 @@ Advection::Advection(ApplicationContext& context)
       m_phi(context.labels.create<CCVariable<double>>("phi")),
       m_delT(context.labels.create<MinVariable<double>>("advection.stableDelT")),
       m_total(context.labels.create<SumVariable<double>>("advection.total")),
-      m_initialTotal(context.labels.create<MinVariable<double>>("advection.initialTotal")),
+      m_initialTotal(context.labels.create<SumVariable<double>>("advection.initialTotal")),
       m_squaredError(context.labels.create<SumVariable<double>>("advection.squaredError")),
       m_absoluteError(context.labels.create<SumVariable<double>>("advection.absoluteError")),
       m_maxError(context.labels.create<MaxVariable<double>>("advection.maxError")),
@@ -141,27 +141,15 @@ void Advection::scheduleInitialize(const Level& level, Scheduler& sched) {
   task.computesVar(m_phi);
   sched.addTask(std::move(task), level.eachPatch());
 
-  Task total("Advection::total",
-             [this](const Patch& patch, const DataWarehouse&, DataWarehouse& newDW,
-                    ExecutionContext& exec) { computeTotal(patch, newDW, newDW, exec); });
+  // The integral at t = 0: nothing computes it again, so the warehouses
+  // keep it from step to step, through checkpoints and regrids.
+  Task total("Advection::initialTotal", [this](const Patch& patch, const DataWarehouse&,
+                                               DataWarehouse& newDW, ExecutionContext& exec) {
+    computeTotal(patch, newDW, newDW, m_initialTotal, exec);
+  });
   total.requiresVar(Task::NewDW, m_phi);
-  total.computesVar(m_total);
+  total.computesVar(m_initialTotal);
   sched.addTask(std::move(total), level.eachPatch());
-
-  if (level.index() != 0) return;
-  // The integral at t = 0 stays in the warehouses from here on (a host
-  // task per level-0 patch, each putting the same value).
-  Task keep(
-      "Advection::keepInitialTotal",
-      [total = m_total, initial = m_initialTotal](const Patch& patch, const DataWarehouse&,
-                                                  DataWarehouse& newDW, ExecutionContext&) {
-        const double value = newDW.getReduction<SumVariable<double>>(total).get();
-        newDW.put(MinVariable<double>(value), initial, patch);
-      },
-      Task::Kind::Host);
-  keep.requiresVar(Task::NewDW, m_total);
-  keep.computesVar(m_initialTotal);
-  sched.addTask(std::move(keep), level.eachPatch());
 }
 
 void Advection::scheduleComputeStableTimestep(const Level& level, Scheduler& sched) {
@@ -170,25 +158,6 @@ void Advection::scheduleComputeStableTimestep(const Level& level, Scheduler& sch
   task.computesVar(m_delT);
   sched.addTask(std::move(task), level.eachPatch());
 }
-
-namespace {
-
-// The initial total passes from the old warehouse to the new.
-Task carryInitialTotal(const VarLabel* initial) {
-  Task task(
-      "Advection::carryInitialTotal",
-      [initial](const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
-                ExecutionContext&) {
-        newDW.put(MinVariable<double>(oldDW.getReduction<MinVariable<double>>(initial).get()),
-                  initial, patch);
-      },
-      Task::Kind::Host);
-  task.requiresVar(Task::OldDW, initial);
-  task.computesVar(initial);
-  return task;
-}
-
-}  // namespace
 
 void Advection::scheduleTimeAdvance(const Level& level, Scheduler& sched) {
   Task task("Advection::timeAdvance", this, &Advection::timeAdvance);
@@ -201,7 +170,6 @@ void Advection::scheduleTimeAdvance(const Level& level, Scheduler& sched) {
       task.computesVar(m_lowFlux[axis]).computesVar(m_highFlux[axis]);
   }
   sched.addTask(std::move(task), level.eachPatch());
-  if (level.index() == 0) sched.addTask(carryInitialTotal(m_initialTotal), level.eachPatch());
 }
 
 void Advection::scheduleAnalysis(const Level& level, Scheduler& sched) {
@@ -214,11 +182,10 @@ void Advection::scheduleAnalysis(const Level& level, Scheduler& sched) {
 
   Task total("Advection::total",
              [this](const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
-                    ExecutionContext& exec) { computeTotal(patch, oldDW, newDW, exec); });
+                    ExecutionContext& exec) { computeTotal(patch, oldDW, newDW, m_total, exec); });
   total.requiresVar(Task::OldDW, m_phi);
   total.computesVar(m_total);
   sched.addTask(std::move(total), level.eachPatch());
-  if (level.index() == 0) sched.addTask(carryInitialTotal(m_initialTotal), level.eachPatch());
 }
 
 void Advection::scheduleErrorEstimate(const Level& level, Scheduler& sched,
@@ -324,9 +291,9 @@ void Advection::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW,
 }
 
 void Advection::computeTotal(const Patch& patch, const DataWarehouse& from, DataWarehouse& into,
-                             ExecutionContext& exec) const {
+                             const VarLabel* total, ExecutionContext& exec) const {
   const CellArray<const double> phi = from.get<double>(m_phi, patch).array();
-  into.put(SumVariable<double>(compositeTotal(exec, patch, phi)), m_total, patch);
+  into.put(SumVariable<double>(compositeTotal(exec, patch, phi)), total, patch);
 }
 
 void Advection::computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
@@ -351,7 +318,8 @@ std::vector<std::pair<std::string, double>> Advection::analysisResults(
   const double absolute = dw.getReduction<SumVariable<double>>(m_absoluteError).get();
   const double largest = dw.getReduction<MaxVariable<double>>(m_maxError).get();
   const double total = dw.getReduction<SumVariable<double>>(m_total).get();
-  const double initial = dw.getReduction<MinVariable<double>>(m_initialTotal).get();
+  // The final warehouse's, which the analysis sees too.
+  const double initial = dw.getReduction<SumVariable<double>>(m_initialTotal).get();
   return {{"L1 error", absolute / cells},
           {"L2 error", std::sqrt(squared / cells)},
           {"max error", largest},

@@ -46,19 +46,18 @@ class Advection final : public Application {
                              ExecutionContext& exec) const;
   void timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW, DataWarehouse& newDW,
                    ExecutionContext& exec) const;
-  // The composite integral of the state in the new warehouse.
-  void computeTotal(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
-                    ExecutionContext& exec) const;
+  // The composite integral of phi in `from`, as `total` in `into`.
+  void computeTotal(const Patch& patch, const DataWarehouse& from, DataWarehouse& into,
+                    const VarLabel* total, ExecutionContext& exec) const;
   void computeErrors(const Patch& patch, const DataWarehouse& oldDW, DataWarehouse& newDW,
                      ExecutionContext& exec) const;
 
   const VarLabel* m_phi;
   const VarLabel* m_delT;
-  // The composite integral of phi (in level-0 cells) where it is computed:
-  // at the start and in the analysis.
+  // The composite integral of phi (in level-0 cells) at the end (analysis)
+  // and at t = 0 (initialisation; nothing computes it again, so the
+  // warehouses keep it: OnDemandDataWarehouse::keepReductionsOf).
   const VarLabel* m_total;
-  // The integral at t = 0, carried from step to step (and through
-  // checkpoints and regrids, as reductions are).
   const VarLabel* m_initialTotal;
   const VarLabel* m_squaredError;
   const VarLabel* m_absoluteError;

@@ -114,7 +114,7 @@ void GhostFills::performFills(const DetailedTask& task) {
   for (int index : task.fills) {
     if (m_fillDone[static_cast<std::size_t>(index)]) continue;
     const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
-    OnDemandDataWarehouse& dw = fill.dw == Task::OldDW ? m_oldDW : m_newDW;
+    OnDemandDataWarehouse& dw = warehouse(fill.dw);
     const Patch& target = patch(fill.patchId);
     dw.ensureGhostRoom(fill.label, target, fill.numGhost);
     const auto destination = dw.findGridVariable(fill.label, target);
@@ -188,7 +188,7 @@ void GhostFills::fillFromCoarser(int index, int taskId, GridVariableBase& destin
       fill.timeWeight > 0.0 ? stagingOf(m_buffers.laterStaging) : nullptr;
   for (const GhostPiece& piece : fill.coarseCopies) {
     GridVariableBase* const into = piece.laterTime ? later : staging;
-    into->copyFrom(sourceOf(piece, piece.dw == Task::OldDW ? m_oldDW : m_newDW,
+    into->copyFrom(sourceOf(piece, warehouse(piece.dw),
                             "coarse-fine ghost cells"),
                    piece.sourceBox, piece.offset);
   }
@@ -211,7 +211,7 @@ void GhostFills::averageFromFiner(const DetailedTask& task) {
   for (int index : task.coarsenFills) {
     if (m_coarsenDone[static_cast<std::size_t>(index)]) continue;
     const CoarsenFill& fill = m_graph.coarsenFills[static_cast<std::size_t>(index)];
-    OnDemandDataWarehouse& dw = fill.dw == Task::OldDW ? m_oldDW : m_newDW;
+    OnDemandDataWarehouse& dw = warehouse(fill.dw);
     const auto destination = dw.findGridVariable(fill.label, patch(fill.patchId));
     TESSERA_REQUIRE_THROWS(destination != nullptr,
                            "averaging '" << fill.label->name() << "' from the finer level onto "

@@ -70,6 +70,9 @@ class GhostFills {
 
  private:
   const Patch& patch(int id) const;
+  OnDemandDataWarehouse& warehouse(Task::WhichDW dw) {
+    return dw == Task::OldDW ? m_oldDW : m_newDW;
+  }
   // The variable a piece comes from, or an error naming `what` needs it.
   const GridVariableBase& sourceOf(const GhostPiece& piece, const OnDemandDataWarehouse& dw,
                                    const char* what) const;

@@ -336,6 +336,13 @@ void OnDemandDataWarehouse::setReducedValue(const VarLabel* label, const std::by
   m_reduced[label].assign(value, value + label->elementBytes());
 }
 
+void OnDemandDataWarehouse::keepReductionsOf(const OnDemandDataWarehouse& older) {
+  std::scoped_lock lock(m_mutex, older.m_mutex);
+  for (const auto& [label, value] : older.m_reduced)
+    if (m_reduced.count(label) == 0 && m_contributions.count(label) == 0)
+      m_reduced.emplace(label, value);
+}
+
 void OnDemandDataWarehouse::putPerPatchValue(const VarLabel* label, const Patch& patch,
                                              std::any value) {
   std::lock_guard<std::mutex> lock(m_mutex);

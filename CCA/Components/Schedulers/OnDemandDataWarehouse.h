@@ -102,6 +102,11 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   // order, without copying them elsewhere first; returns how many.
   std::size_t appendReductionRecords(const VarLabel* label, std::vector<std::byte>& records) const;
   void setReducedValue(const VarLabel* label, const std::byte* value);
+  // Takes over the reduced values of `older` (the warehouse this one follows:
+  // the last step's, or the grid's before a regrid) that no task has put
+  // here: reductions nothing computes again, such as a component's total at
+  // the start, go on from step to step as the state does.
+  void keepReductionsOf(const OnDemandDataWarehouse& older);
   void setPool(std::shared_ptr<VariablePool> pool) { m_pool = std::move(pool); }
   // Drops every variable whose label is not in `keep`.
   void retainOnly(const std::set<const VarLabel*>& keep);

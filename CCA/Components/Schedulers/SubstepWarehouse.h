@@ -23,16 +23,18 @@ class SubstepWarehouse final : public DataWarehouse {
     double scale = 1.0;
   };
 
+  // `name`: what errors call the view (kept by the caller), or null for
+  // the primary warehouse's name.
   SubstepWarehouse(OnDemandDataWarehouse& primary, OnDemandDataWarehouse& aliases,
-                   const Renaming& renaming, std::string name, double time, double delT)
+                   const Renaming& renaming, const std::string* name, double time, double delT)
       : m_primary(primary),
         m_aliases(aliases),
         m_renaming(renaming),
-        m_name(std::move(name)),
+        m_name(name),
         m_time(time),
         m_delT(delT) {}
 
-  std::string name() const override { return m_name; }
+  std::string name() const override { return m_name ? *m_name : m_primary.name(); }
   double time() const override { return m_time; }
   double delT() const override { return m_delT; }
   int timestep() const override { return m_primary.timestep(); }
@@ -118,7 +120,7 @@ class SubstepWarehouse final : public DataWarehouse {
   OnDemandDataWarehouse& m_primary;
   OnDemandDataWarehouse& m_aliases;
   const Renaming& m_renaming;
-  std::string m_name;
+  const std::string* m_name;
   double m_time;
   double m_delT;
 };

@@ -13,6 +13,9 @@ namespace tessera {
 
 namespace {
 
+// Finer steps per coarser step: the ratio, 2 or 4 (AmrSpec).
+constexpr int kMostSteps = 4;
+
 // Which cells of `box` (of the level below `fine`) `fine` covers, across
 // periodic boundaries too.
 class Coverage {
@@ -92,7 +95,8 @@ void scheduleReflux(const RefluxStep& step, Scheduler& sched) {
   const Level& fine = *step.fine;
   const Level& coarse = *fine.coarser();
   const int steps = static_cast<int>(step.fineSteps.size());
-  TESSERA_REQUIRE_THROWS(steps >= 1, "refluxing needs the finer level's fluxes");
+  TESSERA_REQUIRE_THROWS(steps >= 1 && steps <= kMostSteps,
+                         "refluxing sums 1 to " << kMostSteps << " finer steps, not " << steps);
   for (std::size_t q = 0; q < step.coarse.size(); ++q) {
     const ConservedFlux& coarseFlux = step.coarse[q];
     std::vector<int> axes;
@@ -154,16 +158,16 @@ void scheduleReflux(const RefluxStep& step, Scheduler& sched) {
           CCVariable<double> state = newDW.getModifiable<double>(coarseFlux.conserved, patch);
           const double dt = newDW.delT() / coarseSubsteps;
           const Vector3 dx = patch.spacing();
-          // Per axis: the coarse fluxes (the last step's names), and every
-          // step's finer fluxes with the covered neighbours' cells.
-          std::array<std::vector<CellArray<const double>>, 3> low, high;
+          // Per axis and step, the finer fluxes with the covered neighbours'
+          // cells; the last step's names are the coarse fluxes too.
+          std::array<std::array<CellArray<const double>, kMostSteps>, 3> low, high;
           for (int axis : axes) {
-            for (const auto& stepFluxes : fineSteps) {
-              const ConservedFlux& flux = stepFluxes[q];
-              low[axis].push_back(
-                  newDW.get<double>(flux.low[axis], patch, Ghost::AroundFaces, 1).array());
-              high[axis].push_back(
-                  newDW.get<double>(flux.high[axis], patch, Ghost::AroundFaces, 1).array());
+            for (int k = 0; k < steps; ++k) {
+              const ConservedFlux& flux = fineSteps[static_cast<std::size_t>(k)][q];
+              low[axis][k] =
+                  newDW.get<double>(flux.low[axis], patch, Ghost::AroundFaces, 1).array();
+              high[axis][k] =
+                  newDW.get<double>(flux.high[axis], patch, Ghost::AroundFaces, 1).array();
             }
           }
           const std::vector<InterfaceFace>& faces = *facesOf.at(patch.id());
@@ -178,9 +182,9 @@ void scheduleReflux(const RefluxStep& step, Scheduler& sched) {
               const auto& ownSide = faces[f].side > 0 ? high[axis] : low[axis];
               const auto& fineSide = faces[f].side > 0 ? low[axis] : high[axis];
               double fineSum = 0.0;
-              for (const auto& each : fineSide)
-                fineSum += each(c.x, c.y, c.z);
-              const double difference = ownSide.back()(u.x, u.y, u.z) - fineSum / steps;
+              for (int k = 0; k < steps; ++k)
+                fineSum += fineSide[k](c.x, c.y, c.z);
+              const double difference = ownSide[steps - 1](u.x, u.y, u.z) - fineSum / steps;
               change += faces[f].side * (dt / dx[axis]) * difference;
             }
             state(u) += change;

@@ -447,14 +447,8 @@ RunResult SimulationController::run(const RunOptions& options) {
         static_cast<double>(counts.messages), static_cast<double>(counts.bytesSent)});
     report.counts = {static_cast<std::int64_t>(sums[0]), static_cast<std::int64_t>(sums[1]),
                      static_cast<std::int64_t>(sums[2]), static_cast<std::int64_t>(sums[3])};
-    // Reductions are not on the grid: those the graph below does not compute
-    // again (a component's running totals) stay as they were.
-    std::vector<std::pair<const VarLabel*, std::vector<std::byte>>> reduced;
-    for (const VarLabel* label : reductionLabels) {
-      std::vector<std::byte> value(label->elementBytes());
-      if (newDW->reducedValue(label, value.data())) reduced.emplace_back(label, std::move(value));
-    }
-    newDW.reset();
+    // Kept until the graph below has run: its reductions go on (keepReductionsOf).
+    const std::unique_ptr<OnDemandDataWarehouse> previous = std::move(newDW);
     oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", step, time, 0.0, nextPool);
     if (next) grid = std::move(*next);
     patchRanks = std::move(nextRanks);
@@ -467,10 +461,7 @@ RunResult SimulationController::run(const RunOptions& options) {
       scheduleStableTimestep(each);
     });
     sched.execute(sched.compile(grid, patchRanks), *oldDW, *moved);
-    for (const auto& [label, value] : reduced) {
-      std::vector<std::byte> now(label->elementBytes());
-      if (!moved->reducedValue(label, now.data())) moved->setReducedValue(label, value.data());
-    }
+    moved->keepReductionsOf(*previous);
     newDW = std::move(moved);
     const Timer compileTimer;
     {
@@ -601,6 +592,7 @@ RunResult SimulationController::run(const RunOptions& options) {
         *schedulers[static_cast<std::size_t>(step - firstStep) % schedulers.size()];
     const SchedulerStats before = stepScheduler.stats();
     stepScheduler.execute(stepGraph, *oldDW, *newDW);
+    newDW->keepReductionsOf(*oldDW);
     const double previous = time;
     time = next;
     ++step;
@@ -656,6 +648,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     OnDemandDataWarehouse scratch("AnalysisDW", step, time, 0.0);
     if (!sched.recordedGraph().empty()) {
       sched.execute(sched.compile(grid, patchRanks), *newDW, scratch);
+      scratch.keepReductionsOf(*newDW);  // the results may read the state's reductions too
       result.analysis = app->analysisResults(scratch);
     }
     RunTiming timing;

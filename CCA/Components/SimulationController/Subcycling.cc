@@ -5,6 +5,7 @@
 #include "CCA/Components/SimulationController/Reflux.h"
 #include "Core/Util/Error.h"
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -65,6 +66,26 @@ Task throughViews(const Task& task, const std::string& name, Through through) {
   wrapped.setDependencies(task.dependencies());
   return wrapped;
 }
+
+// Records each task a component adds as `wrap` makes it (on levels only).
+class WrappingScheduler final : public Scheduler {
+ public:
+  WrappingScheduler(Scheduler& sched, std::function<Task(const Task&)> wrap)
+      : m_sched(sched), m_wrap(std::move(wrap)) {}
+  void addTask(Task task, const std::vector<const Patch*>& patches) override {
+    m_sched.addTask(m_wrap(task), patches);
+  }
+  void addTask(Task task, const TaskSpace&) override {
+    TESSERA_FAIL("subcycling: task '" << task.name() << "' runs per index, not on a level");
+  }
+  void setBlockLayout(const VarLabel* label, BlockLayout layout) override {
+    m_sched.setBlockLayout(label, std::move(layout));
+  }
+
+ private:
+  Scheduler& m_sched;
+  std::function<Task(const Task&)> m_wrap;
+};
 
 using LabelDW = std::pair<const VarLabel*, Task::WhichDW>;
 
@@ -129,13 +150,12 @@ class Timeline {
   std::set<const VarLabel*> m_synced;
 };
 
-// Records substep `k` of a level: the component's tasks on the substep's names.
-class SubstepRecorder final : public Scheduler {
+// Substep `k` of a level: the component's tasks on the substep's names.
+class SubstepRecorder {
  public:
-  SubstepRecorder(Scheduler& sched, Timeline& timeline, const Level& level, int k,
+  SubstepRecorder(Timeline& timeline, const Level& level, int k,
                   const std::set<const VarLabel*>& computed)
-      : m_sched(sched),
-        m_timeline(timeline),
+      : m_timeline(timeline),
         m_level(level),
         m_substeps(substepsOf(level)),
         m_k(k),
@@ -143,7 +163,7 @@ class SubstepRecorder final : public Scheduler {
         m_end((k + 1) * timeline.stride(level)),
         m_computed(computed) {}
 
-  void addTask(Task task, const std::vector<const Patch*>& patches) override {
+  Task operator()(const Task& task) {
     auto oldNames = std::make_shared<SubstepWarehouse::Renaming>();
     auto newNames = std::make_shared<SubstepWarehouse::Renaming>();
     std::vector<Task::Dependency> dependencies;
@@ -151,6 +171,9 @@ class SubstepRecorder final : public Scheduler {
       dependencies.push_back(renamed(task, dep, *oldNames, *newNames));
     const std::string where = " (level " + std::to_string(m_level.index()) + ", substep " +
                               std::to_string(m_k + 1) + " of " + std::to_string(m_substeps) + ")";
+    // Made once here, not at every run of the task.
+    const auto names = std::make_shared<const std::pair<std::string, std::string>>("OldDW" + where,
+                                                                                   "NewDW" + where);
     const int positions = m_timeline.positions();
     const int start = m_start;
     const int end = m_end;
@@ -163,9 +186,9 @@ class SubstepRecorder final : public Scheduler {
       const double step = after.delT();
       const double finest = step / positions;
       return std::make_pair(
-          SubstepWarehouse(before, after, *oldNames, "OldDW" + where,
+          SubstepWarehouse(before, after, *oldNames, &names->first,
                            start == 0 ? t0 : t0 + start * finest, before.delT()),
-          SubstepWarehouse(after, after, *newNames, "NewDW" + where,
+          SubstepWarehouse(after, after, *newNames, &names->second,
                            end == positions ? after.time() : t0 + end * finest, step / substeps));
     };
     Task wrapped =
@@ -175,13 +198,7 @@ class SubstepRecorder final : public Scheduler {
                        call(before, after);
                      });
     wrapped.setDependencies(std::move(dependencies));
-    m_sched.addTask(std::move(wrapped), patches);
-  }
-  void addTask(Task task, const TaskSpace&) override {
-    TESSERA_FAIL("subcycling: task '" << task.name() << "' runs per index, not on a level");
-  }
-  void setBlockLayout(const VarLabel* label, BlockLayout layout) override {
-    m_sched.setBlockLayout(label, std::move(layout));
+    return wrapped;
   }
 
  private:
@@ -209,7 +226,6 @@ class SubstepRecorder final : public Scheduler {
     return dep;
   }
 
-  Scheduler& m_sched;
   Timeline& m_timeline;
   const Level& m_level;
   int m_substeps;
@@ -305,7 +321,7 @@ void scheduleSubcycledTimestep(const Grid& grid, Application& app, VarLabelRegis
         if (dep.access != Task::Access::Requires && !dep.carriesForward())
           computed.insert(dep.label);
     for (int k = 0; k < substepsOf(level); ++k) {
-      SubstepRecorder recorder(sched, timeline, level, k, computed);
+      WrappingScheduler recorder(sched, SubstepRecorder(timeline, level, k, computed));
       app.scheduleTimeAdvance(level, recorder);
     }
   }
@@ -342,40 +358,19 @@ void scheduleScaledStableTimestep(const Level& level, Application& app, Schedule
     app.scheduleComputeStableTimestep(level, sched);
     return;
   }
-  // Wraps each task so that its contribution counts coarse steps.
-  class Scaling final : public Scheduler {
-   public:
-    Scaling(Scheduler& sched, std::shared_ptr<const SubstepWarehouse::Renaming> renaming)
-        : m_sched(sched), m_renaming(std::move(renaming)) {}
-    void addTask(Task task, const std::vector<const Patch*>& patches) override {
-      const auto renaming = m_renaming;
-      const auto view = [renaming](DataWarehouse& newDW) {
-        OnDemandDataWarehouse& dw = runtimeWarehouse(newDW);
-        return SubstepWarehouse(dw, dw, *renaming, dw.name(), dw.time(), dw.delT());
-      };
-      Task wrapped =
-          throughViews(task, task.name(),
-                       [view](const DataWarehouse& oldDW, DataWarehouse& newDW, const auto& call) {
-                         SubstepWarehouse scaled = view(newDW);
-                         call(oldDW, scaled);
-                       });
-      m_sched.addTask(std::move(wrapped), patches);
-    }
-    void addTask(Task task, const TaskSpace& space) override {
-      m_sched.addTask(std::move(task), space);
-    }
-    void setBlockLayout(const VarLabel* label, BlockLayout layout) override {
-      m_sched.setBlockLayout(label, std::move(layout));
-    }
-
-   private:
-    Scheduler& m_sched;
-    std::shared_ptr<const SubstepWarehouse::Renaming> m_renaming;
-  };
   auto renaming = std::make_shared<SubstepWarehouse::Renaming>();
   renaming->scaled = app.stableTimestepLabel();
   renaming->scale = substeps;
-  Scaling scaling(sched, std::move(renaming));
+  // Each task's contribution counted in coarse steps.
+  WrappingScheduler scaling(sched, [renaming](const Task& task) {
+    return throughViews(
+        task, task.name(),
+        [renaming](const DataWarehouse& oldDW, DataWarehouse& newDW, const auto& call) {
+          OnDemandDataWarehouse& dw = runtimeWarehouse(newDW);
+          SubstepWarehouse scaled(dw, dw, *renaming, nullptr, dw.time(), dw.delT());
+          call(oldDW, scaled);
+        });
+  });
   app.scheduleComputeStableTimestep(level, scaling);
 }
 
