@@ -14,22 +14,13 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from paraview.simple import (ColorBy, GetAnimationScene, GetColorTransferFunction, Outline,
-                             SaveScreenshot, Show, Slice, XDMFReader)
+from paraview.simple import (ColorBy, GetColorTransferFunction, Outline,
+                             SaveScreenshot, Show, Slice)
 
-from pvview import white_view  # noqa: E402
+from pvview import open_series, white_view  # noqa: E402
 
 run, png = pathlib.Path(sys.argv[1]), sys.argv[2]
-reader = XDMFReader(FileNames=[str(run / "run.xmf")])
-reader.UpdatePipelineInformation()
-times = list(reader.TimestepValues)
-for t in times:
-    reader.UpdatePipeline(t)
-    info = reader.GetDataInformation().DataInformation
-    print(f"time {t:.6g}: {info.GetNumberOfDataSets()} blocks, {info.GetNumberOfCells()} cells")
-
-scene = GetAnimationScene()
-scene.UpdateAnimationUsingDataTimeSteps()
+reader, times = open_series(run)
 view = white_view([760, 760])
 lut = GetColorTransferFunction("phi")
 lut.ApplyPreset("Viridis (matplotlib)", True)

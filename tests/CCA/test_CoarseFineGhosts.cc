@@ -52,6 +52,21 @@ Grid twoLevels() {
   return grid;
 }
 
+// A host task that sets `label` on each patch of `level` (extra cells too) to value(cell).
+void addFieldTask(Scheduler& sched, const char* name, const VarLabel* label, const Level& level,
+                  double (*value)(const IntVector&)) {
+  Task task(
+      name,
+      [label, value](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                     ExecutionContext&) {
+        CCVariable<double> var = dw.allocateAndPut<double>(label, patch);
+        patch.extendedBox().forEachCell([&](const IntVector& c) { var(c) = value(c); });
+      },
+      Task::Kind::Host);
+  task.computesVar(label);
+  sched.addTask(std::move(task), level.eachPatch());
+}
+
 class CoarseFineGhostsTest : public ::testing::TestWithParam<const char*> {
  protected:
   Communicator m_world = Communicator::borrow(MPI_COMM_WORLD);
@@ -87,17 +102,7 @@ TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLeve
       sched->beginGraph("levels");
       const auto put = [&](const char* name, const Level& level,
                            double (*value)(const IntVector&)) {
-        sched->addTask(std::move(Task(
-                                     name,
-                                     [u, value](const Patch& patch, const DataWarehouse&,
-                                                DataWarehouse& dw, ExecutionContext&) {
-                                       CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
-                                       patch.extendedBox().forEachCell(
-                                           [&](const IntVector& c) { var(c) = value(c); });
-                                     },
-                                     Task::Kind::Host)
-                                     .computesVar(u)),
-                       level.eachPatch());
+        addFieldTask(*sched, name, u, level, value);
       };
       put("coarse", coarse, coarseValue);
       put("fine", fine, fineValue);
@@ -186,23 +191,9 @@ TEST_P(CoarseFineGhostsTest, GhostsBetweenTwoTimesOfTheLevelBelowAreInterpolated
   std::atomic<std::int64_t> wrong{0}, fromCoarse{0};
   const auto sched = makeScheduler(GetParam(), m_world, SchedulerOptions{});
   sched->beginGraph("times");
-  const auto put = [&](const char* name, const VarLabel* label, const Level& level,
-                       double (*value)(const IntVector&)) {
-    sched->addTask(std::move(Task(
-                                 name,
-                                 [label, value](const Patch& patch, const DataWarehouse&,
-                                                DataWarehouse& dw, ExecutionContext&) {
-                                   CCVariable<double> var = dw.allocateAndPut<double>(label, patch);
-                                   patch.extendedBox().forEachCell(
-                                       [&](const IntVector& c) { var(c) = value(c); });
-                                 },
-                                 Task::Kind::Host)
-                                 .computesVar(label)),
-                   level.eachPatch());
-  };
-  put("early", early, coarse, coarseValue);
-  put("late", late, coarse, lateValue);
-  put("fine", u, fine, fineValue);
+  addFieldTask(*sched, "early", early, coarse, coarseValue);
+  addFieldTask(*sched, "late", late, coarse, lateValue);
+  addFieldTask(*sched, "fine", u, fine, fineValue);
   Task read(
       "read",
       [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw, ExecutionContext&) {
@@ -312,17 +303,7 @@ TEST_P(CoarseFineGhostsTest, CoarseCellsUnderAFinerLevelBecomeTheMeanOfItsCells)
   const auto sched = makeScheduler(GetParam(), m_world, SchedulerOptions{});
   sched->beginGraph("restrict");
   const auto put = [&](const char* name, const Level& level, double (*value)(const IntVector&)) {
-    sched->addTask(std::move(Task(
-                                 name,
-                                 [u, value](const Patch& patch, const DataWarehouse&,
-                                            DataWarehouse& dw, ExecutionContext&) {
-                                   CCVariable<double> var = dw.allocateAndPut<double>(u, patch);
-                                   patch.extendedBox().forEachCell(
-                                       [&](const IntVector& c) { var(c) = value(c); });
-                                 },
-                                 Task::Kind::Host)
-                                 .computesVar(u)),
-                   level.eachPatch());
+    addFieldTask(*sched, name, u, level, value);
   };
   std::atomic<std::int64_t> wrong{0}, averaged{0}, kept{0};
   sched->addTask(
