@@ -67,6 +67,12 @@ class Sus:
                               timeout=timeout, env=environment, cwd=cwd)
         return SusRun(done.returncode, done.stdout, done.stderr)
 
+    def checked(self, check, name, deck, ranks=1, sets=(), options=()):
+        """run, recording with `check` (Checks) under `name` that it exited 0 with digests."""
+        result = self.run(deck, ranks, sets, options)
+        check(f"{name}: exit 0", result.returncode == 0 and result.digests, result.describe())
+        return result
+
     def run_serial(self, args, timeout=120):
         """sus without mpirun (singleton MPI), for option handling."""
         env = dict(os.environ, OMP_NUM_THREADS="1")

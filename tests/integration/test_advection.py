@@ -45,9 +45,7 @@ def main():
     check = Checks()
 
     def run(name, deck, ranks, sets, options=()):
-        result = sus.run(deck, ranks, sets, options)
-        check(f"{name}: exit 0", result.returncode == 0 and result.digests, result.describe())
-        return result
+        return sus.checked(check, name, deck, ranks, sets, options)
 
     for deck in (amr_deck, uniform_deck):
         valid = sus.run_serial(["--validate", deck])

@@ -42,9 +42,7 @@ def main():
     check = Checks()
 
     def run(name, deck, ranks, sets, options=()):
-        result = sus.run(deck, ranks, sets, options)
-        check(f"{name}: exit 0", result.returncode == 0 and result.digests, result.describe())
-        return result
+        return sus.checked(check, name, deck, ranks, sets, options)
 
     with fresh_directory(work):
         static = run("Task Bench with imbalance, static placement, 2 ranks", taskbench, 2, [*QUICK, STATIC])

@@ -56,9 +56,7 @@ def main():
     check = Checks()
 
     def run(name, ranks, sets, options=(), on=None):
-        result = sus.run(deck if on is None else on, ranks, sets, options)
-        check(f"{name}: exit 0", result.returncode == 0 and result.digests, result.describe())
-        return result
+        return sus.checked(check, name, deck if on is None else on, ranks, sets, options)
 
     with fresh_directory(work):
         trace_file = work / "trace.json"
