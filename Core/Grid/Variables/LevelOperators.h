@@ -179,6 +179,51 @@ void forEachCellInline(const Box& box, const Body& body) {
         body(i, j, k);
 }
 
+// A face operator at ratio 2 on the calling thread, x rows at a time: each
+// coarse face the sum of its 4 fine faces in CoarsenFace's order (x
+// fastest), from zero, divided once: the same bits as CoarsenFace, which
+// finds its fine plane per cell (9 % of a refluxed swirl run's time).
+template <class T>
+void coarsenFacesRatio2(const CellArray<const T>& fine, const CellArray<T>& coarse,
+                        const Box& coarseBox, int axis, bool high) {
+  const int h = high ? 1 : 0;
+  const int i0 = coarseBox.lo().x, n = coarseBox.hi().x - i0;
+  for (int k = coarseBox.lo().z; k < coarseBox.hi().z; ++k) {
+    for (int j = coarseBox.lo().y; j < coarseBox.hi().y; ++j) {
+      T* out = &coarse(i0, j, k);
+      if (axis == 0) {
+        // One fine cell per row: four rows (fj, fk) in CoarsenFace's order.
+        const T* r00 = &fine(2 * i0 + h, 2 * j, 2 * k);
+        const T* r10 = &fine(2 * i0 + h, 2 * j + 1, 2 * k);
+        const T* r01 = &fine(2 * i0 + h, 2 * j, 2 * k + 1);
+        const T* r11 = &fine(2 * i0 + h, 2 * j + 1, 2 * k + 1);
+        for (int i = 0; i < n; ++i) {
+          double sum = 0.0;
+          sum += r00[2 * i];
+          sum += r10[2 * i];
+          sum += r01[2 * i];
+          sum += r11[2 * i];
+          out[i] = static_cast<T>(sum / 4.0);
+        }
+      } else {
+        // Two fine cells of each of two rows: along y the rows of planes
+        // 2k and 2k + 1, along z the rows 2j and 2j + 1 of one plane.
+        const T* first = axis == 1 ? &fine(2 * i0, 2 * j + h, 2 * k) : &fine(2 * i0, 2 * j, 2 * k + h);
+        const T* second =
+            axis == 1 ? &fine(2 * i0, 2 * j + h, 2 * k + 1) : &fine(2 * i0, 2 * j + 1, 2 * k + h);
+        for (int i = 0; i < n; ++i) {
+          double sum = 0.0;
+          sum += first[2 * i];
+          sum += first[2 * i + 1];
+          sum += second[2 * i];
+          sum += second[2 * i + 1];
+          out[i] = static_cast<T>(sum / 4.0);
+        }
+      }
+    }
+  }
+}
+
 // coarsenCells on the calling thread, x rows at a time for the common
 // ratio 2 (each coarse cell the sum of its 8 fine cells in CoarsenCell's
 // order, divided once: the same bits).
@@ -187,7 +232,12 @@ void coarsenCellsInline(const CellArray<const T>& fine, const CellArray<T>& coar
                         const Box& coarseBox, const IntVector& ratio,
                         CoarsenOp op = CoarsenOp::Average) {
   if (isFaceOp(op)) {
-    forEachCellInline(coarseBox, CoarsenFace<T>{fine, coarse, ratio, faceAxis(op), highFace(op)});
+    if (ratio == IntVector{2, 2, 2}) {
+      coarsenFacesRatio2(fine, coarse, coarseBox, faceAxis(op), highFace(op));
+    } else {
+      forEachCellInline(coarseBox,
+                        CoarsenFace<T>{fine, coarse, ratio, faceAxis(op), highFace(op)});
+    }
     return;
   }
   if (ratio != IntVector{2, 2, 2}) {
