@@ -1,5 +1,7 @@
 #include "Core/Parallel/Environment.h"
 
+#include "Core/Util/HostMemory.h"
+
 #include <Kokkos_Core.hpp>
 
 namespace tessera {
@@ -23,7 +25,8 @@ int initialiseMpi(int& argc, char**& argv, int required, bool& owns) {
 }  // namespace
 
 Environment::Environment(int& argc, char**& argv, const EnvironmentOptions& options)
-    : m_providedThreadLevel(initialiseMpi(argc, argv, options.mpiThreadLevel, m_ownsMpi)),
+    : m_keepsFreedMemory(options.keepFreedMemory && keepFreedHostMemory()),
+      m_providedThreadLevel(initialiseMpi(argc, argv, options.mpiThreadLevel, m_ownsMpi)),
       m_world(Communicator::borrow(MPI_COMM_WORLD)) {
   if (!Kokkos::is_initialized()) {
     Kokkos::InitArguments args;

@@ -14,6 +14,9 @@ struct EnvironmentOptions {
   // Serialized: the device schedulers call MPI from a control thread that is
   // not the one that initialised it, never from two threads at once.
   int mpiThreadLevel = MPI_THREAD_SERIALIZED;
+  // Keep freed host memory for reuse (Core/Util/HostMemory.h): on for sus,
+  // whose regrids free and allocate arrays every few steps.
+  bool keepFreedMemory = true;
 };
 
 class Environment {
@@ -25,8 +28,12 @@ class Environment {
 
   const Communicator& world() const { return m_world; }
   int mpiThreadLevel() const { return m_providedThreadLevel; }
+  // Whether freed host memory is kept for reuse (keepFreedHostMemory).
+  bool keepsFreedMemory() const { return m_keepsFreedMemory; }
 
  private:
+  // First: the allocator's settings apply before MPI or Kokkos allocates.
+  bool m_keepsFreedMemory = false;
   bool m_ownsMpi = false;
   bool m_ownsKokkos = false;
   int m_providedThreadLevel = MPI_THREAD_SINGLE;
