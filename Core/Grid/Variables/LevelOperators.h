@@ -208,7 +208,8 @@ void coarsenFacesRatio2(const CellArray<const T>& fine, const CellArray<T>& coar
       } else {
         // Two fine cells of each of two rows: along y the rows of planes
         // 2k and 2k + 1, along z the rows 2j and 2j + 1 of one plane.
-        const T* first = axis == 1 ? &fine(2 * i0, 2 * j + h, 2 * k) : &fine(2 * i0, 2 * j, 2 * k + h);
+        const T* first =
+            axis == 1 ? &fine(2 * i0, 2 * j + h, 2 * k) : &fine(2 * i0, 2 * j, 2 * k + h);
         const T* second =
             axis == 1 ? &fine(2 * i0, 2 * j + h, 2 * k + 1) : &fine(2 * i0, 2 * j + 1, 2 * k + h);
         for (int i = 0; i < n; ++i) {
