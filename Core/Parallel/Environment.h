@@ -14,8 +14,8 @@ struct EnvironmentOptions {
   // Serialized: the device schedulers call MPI from a control thread that is
   // not the one that initialised it, never from two threads at once.
   int mpiThreadLevel = MPI_THREAD_SERIALIZED;
-  // Keep freed host memory for reuse (Core/Util/HostMemory.h): on for sus,
-  // whose regrids free and allocate arrays every few steps.
+  // Keep freed host memory for reuse (Core/Util/HostMemory.h): on by
+  // default, since a regrid frees and allocates arrays every few steps.
   bool keepFreedMemory = true;
 };
 
