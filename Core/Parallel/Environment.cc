@@ -25,7 +25,7 @@ int initialiseMpi(int& argc, char**& argv, int required, bool& owns) {
 }  // namespace
 
 Environment::Environment(int& argc, char**& argv, const EnvironmentOptions& options)
-    : m_keepsFreedMemory(options.keepFreedMemory && keepFreedHostMemory()),
+    : m_keepsFreedMemory(keepFreedHostMemory()),
       m_providedThreadLevel(initialiseMpi(argc, argv, options.mpiThreadLevel, m_ownsMpi)),
       m_world(Communicator::borrow(MPI_COMM_WORLD)) {
   if (!Kokkos::is_initialized()) {

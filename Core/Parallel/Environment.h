@@ -14,9 +14,6 @@ struct EnvironmentOptions {
   // Serialized: the device schedulers call MPI from a control thread that is
   // not the one that initialised it, never from two threads at once.
   int mpiThreadLevel = MPI_THREAD_SERIALIZED;
-  // Keep freed host memory for reuse (Core/Util/HostMemory.h): on by
-  // default, since a regrid frees and allocates arrays every few steps.
-  bool keepFreedMemory = true;
 };
 
 class Environment {
@@ -28,7 +25,9 @@ class Environment {
 
   const Communicator& world() const { return m_world; }
   int mpiThreadLevel() const { return m_providedThreadLevel; }
-  // Whether freed host memory is kept for reuse (keepFreedHostMemory).
+  // Whether freed host memory is kept for reuse (Core/Util/HostMemory.h):
+  // always asked for, since a regrid frees and allocates arrays every few
+  // steps; false where the allocator has no such settings or the user set them.
   bool keepsFreedMemory() const { return m_keepsFreedMemory; }
 
  private:

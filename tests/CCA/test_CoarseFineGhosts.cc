@@ -67,6 +67,24 @@ void addFieldTask(Scheduler& sched, const char* name, const VarLabel* label, con
   sched.addTask(std::move(task), level.eachPatch());
 }
 
+// The pieces of the graph's received messages that have `flag` set (coarse
+// cells for staging, a later time, averages): on several ranks, those that
+// come by message.
+std::int64_t receivedPieces(const CompiledGraph& graph, bool GhostPiece::*flag) {
+  std::int64_t count = 0;
+  for (const Message& m : graph.receives)
+    for (const GhostPiece& piece : m.pieces)
+      count += piece.*flag;
+  return count;
+}
+
+// Runs `graph` as timestep `step` with warehouses of its own.
+void executeStep(GraphScheduler& sched, const CompiledGraph& graph, int step = 0) {
+  OnDemandDataWarehouse oldDW("OldDW", step, 0.0, 0.0);
+  OnDemandDataWarehouse newDW("NewDW", step + 1, 0.0, 0.0);
+  sched.execute(graph, oldDW, newDW);
+}
+
 class CoarseFineGhostsTest : public ::testing::TestWithParam<const char*> {
  protected:
   Communicator m_world = Communicator::borrow(MPI_COMM_WORLD);
@@ -144,16 +162,10 @@ TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLeve
           fine.eachPatch());
       const CompiledGraph graph = sched->compile(grid, ranks);
       // On several ranks some coarse cells come by message.
-      std::int64_t staged = 0;
-      for (const Message& m : graph.receives)
-        for (const GhostPiece& piece : m.pieces)
-          staged += piece.toStaging;
       if (m_world.size() > 1) {
-        EXPECT_GT(m_world.allreduceSum(staged), 0);
+        EXPECT_GT(m_world.allreduceSum(receivedPieces(graph, &GhostPiece::toStaging)), 0);
       }
-      OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
-      OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
-      sched->execute(graph, oldDW, newDW);
+      executeStep(*sched, graph);
       EXPECT_EQ(m_world.allreduceSum(wrong.load()), 0);
       EXPECT_GT(m_world.allreduceSum(fromCoarse.load()), 1000);
       EXPECT_GT(m_world.allreduceSum(fromFine.load()), 100);
@@ -216,16 +228,10 @@ TEST_P(CoarseFineGhostsTest, GhostsBetweenTwoTimesOfTheLevelBelowAreInterpolated
   read.setCoarseTimeSource(0, {early, Task::NewDW, late, Task::NewDW, weight});
   sched->addTask(std::move(read), fine.eachPatch());
   const CompiledGraph graph = sched->compile(grid, ranks);
-  std::int64_t later = 0;  // pieces of the later time, by message on several ranks
-  for (const Message& m : graph.receives)
-    for (const GhostPiece& piece : m.pieces)
-      later += piece.laterTime;
   if (m_world.size() > 1) {
-    EXPECT_GT(m_world.allreduceSum(later), 0);
+    EXPECT_GT(m_world.allreduceSum(receivedPieces(graph, &GhostPiece::laterTime)), 0);
   }
-  OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
-  OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
-  sched->execute(graph, oldDW, newDW);
+  executeStep(*sched, graph);
   EXPECT_EQ(m_world.allreduceSum(wrong.load()), 0);
   EXPECT_GT(m_world.allreduceSum(fromCoarse.load()), 1000);
 }
@@ -272,9 +278,7 @@ TEST_P(CoarseFineGhostsTest, EachLevelComputesTheSameLabelAndContributesToOneRed
       std::count_if(graph.detailedTasks.begin(), graph.detailedTasks.end(),
                     [](const DetailedTask& n) { return n.kind == DetailedTask::Kind::Reduction; }),
       1);
-  OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
-  OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
-  sched->execute(graph, oldDW, newDW);
+  executeStep(*sched, graph);
   EXPECT_EQ(m_world.allreduceSum(std::int64_t{wrong.load()}), 0);
   // Two tasks computing one label on the same patches remain an error.
   sched->beginGraph("twice");
@@ -346,18 +350,11 @@ TEST_P(CoarseFineGhostsTest, CoarseCellsUnderAFinerLevelBecomeTheMeanOfItsCells)
   put("fine", fine, fineValue);
   put("coarse", coarse, coarseValue);
   const CompiledGraph graph = sched->compile(grid, ranks);
-  std::int64_t travelled = 0;
-  for (const Message& m : graph.receives)
-    for (const GhostPiece& piece : m.pieces)
-      travelled += piece.averaged;
   if (m_world.size() > 1) {
-    EXPECT_GT(m_world.allreduceSum(travelled), 0);
+    EXPECT_GT(m_world.allreduceSum(receivedPieces(graph, &GhostPiece::averaged)), 0);
   }
-  for (int run = 0; run < 2; ++run) {
-    OnDemandDataWarehouse oldDW("OldDW", run, 0.0, 0.0);
-    OnDemandDataWarehouse newDW("NewDW", run + 1, 0.0, 0.0);
-    sched->execute(graph, oldDW, newDW);
-  }
+  for (int run = 0; run < 2; ++run)
+    executeStep(*sched, graph, run);
   EXPECT_EQ(m_world.allreduceSum(wrong.load()), 0);
   // Level 1 covers 8 x 8 x 4 + 6 x 6 x 4 coarse cells, checked twice.
   EXPECT_EQ(m_world.allreduceSum(averaged.load()), 2 * (8 * 8 * 4 + 6 * 6 * 4));
