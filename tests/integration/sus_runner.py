@@ -7,14 +7,6 @@ import subprocess
 import sys
 
 
-# An MPI singleton that starts no helper daemon (Open MPI's orted, which it
-# forks by default and which takes 0.15 s to start): 0.1 s to MPI_Init and
-# MPI_Finalize instead of 0.3 s. Only what a one-process job never uses
-# (spawning processes, connecting to other jobs) needs the daemon. Processes
-# that mpirun starts are not singletons and ignore it.
-ONE_RANK_ENV = {"OMPI_MCA_ess_singleton_isolated": "1"}
-
-
 class SusRun:
     def __init__(self, returncode, stdout, stderr):
         self.returncode = returncode
@@ -56,9 +48,9 @@ class Sus:
         self.sus, self.mpirun, self.flags = sus, mpirun, flags
 
     def command(self, deck, ranks=1, sets=(), options=()):
-        """One rank runs without mpirun, as an MPI singleton (ONE_RANK_ENV), the way
-        a user starts sus on a laptop: mpirun's start and finish cost 0.2 s of
-        each of the tests' several hundred one-rank runs."""
+        """One rank runs without mpirun, as an MPI singleton, the way a user starts
+        sus on a laptop (tests/integration/CMakeLists.txt: why, and the setting
+        that makes it start quickly)."""
         launcher = [] if ranks == 1 else [self.mpirun, *self.flags, "-n", str(ranks)]
         cmd = [*launcher, self.sus, "--quiet", *options]
         for assignment in sets:
@@ -72,8 +64,7 @@ class Sus:
         process may use CPUs waits passively (OMP_WAIT_POLICY=passive, unless set): OpenMP threads
         that spin at every barrier while the threads they wait for have no core took 1 to 8 s
         instead of 0.4 s (heat, 2 ranks x 2 threads on 2 CPUs). Only the waiting differs."""
-        environment = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false",
-                           **ONE_RANK_ENV, **(env or {}))
+        environment = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="false", **(env or {}))
         if ranks * threads > len(os.sched_getaffinity(0)):
             environment.setdefault("OMP_WAIT_POLICY", "passive")
         done = subprocess.run(self.command(deck, ranks, sets, options), capture_output=True, text=True,
@@ -88,7 +79,7 @@ class Sus:
 
     def run_serial(self, args, timeout=120):
         """sus without mpirun (singleton MPI), for option handling."""
-        env = dict(os.environ, OMP_NUM_THREADS="1", **ONE_RANK_ENV)
+        env = dict(os.environ, OMP_NUM_THREADS="1")
         done = subprocess.run([self.sus, *args], capture_output=True, text=True, timeout=timeout, env=env)
         return SusRun(done.returncode, done.stdout, done.stderr)
 
