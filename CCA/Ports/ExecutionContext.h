@@ -161,13 +161,22 @@ class ExecutionContext {
   // A stencil over `box` reading `in` with `ghost` layers and writing `out`
   // (see StencilLoops.h), and optionally the cells beyond the ends of its x
   // rows (rowEnds). Tiled when the scheduler says so: to the scratchpad on a
-  // device, to the cache on the host.
+  // device, to the cache on the host. An output that is also an input (a
+  // task's computesVarInPlace) is updated in place, read before written
+  // (inPlaceStencilFor).
   template <class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
             class RowEnds = NoRowEnds>
   void stencilFor(const Box& box, int ghost, const StencilInputs<T, NumInputs>& in,
                   const StencilOutputs<T, NumOutputs>& out, const Body& body,
                   const RowEnds& rowEnds = RowEnds{}) {
     count(box);
+    if (outputsOverlapInputs(in, out)) {  // Task::computesVarInPlace
+      const TraceScope traced(m_trace, "in-place stencilFor", "kernel");
+      onSpace([&](const auto& space) {
+        inPlaceStencilFor(m_label, space, box, ghost, in, out, body, rowEnds);
+      });
+      return;
+    }
     const bool tiled = m_tiling.enabled && m_space == Space::Device;
     const TraceScope traced(m_trace, tiled ? "tiled stencilFor" : "stencilFor", "kernel");
     if (!tiled) {

@@ -79,6 +79,15 @@ Task& Task::computesVar(const VarLabel* label) {
   return *this;
 }
 
+Task& Task::computesVarInPlace(const VarLabel* label) {
+  computesVar(label);
+  TESSERA_REQUIRE_THROWS(label->kind() == VarKind::CellCentered,
+                         "task '" << m_name << "' computes '" << label->name()
+                                  << "' in place: only cell variables have storage to reuse");
+  m_dependencies.back().reusesOldStorage = true;
+  return *this;
+}
+
 Task& Task::modifiesVar(const VarLabel* label) {
   return modifiesVar(NewDW, label);
 }

@@ -62,8 +62,12 @@ class Task {
     LevelDomain domain = LevelDomain::ThisLevel;
     // Unset: the coarse-fine ghost cells come from the coarser level's `label` in `dw`.
     std::optional<CoarseTimeSource> coarseTime = std::nullopt;
+    // computesVarInPlace: may take the old version's storage (see there).
+    bool reusesOldStorage = false;
     // modifiesVar(OldDW, label): computes `label` in NewDW from the old values.
     bool carriesForward() const { return access == Access::Modifies && dw == OldDW; }
+    // The task may leave the old version of `label` without storage.
+    bool takesOldStorage() const { return carriesForward() || reusesOldStorage; }
   };
 
   using Callback = std::function<void(const Patch& patch, const DataWarehouse& oldDW,
@@ -136,6 +140,20 @@ class Task {
   // Creates `label` in the new warehouse (for a reduction variable: this
   // patch's contribution, combined over all patches and ranks by the runtime).
   Task& computesVar(const VarLabel* label);
+  // computesVar, into the storage of `label`'s old version when the graph
+  // proves that nothing on this rank reads that version after this task:
+  // no other task reads it with ghost cells, the readers without ghosts
+  // run first, every neighbour patch reading its cells belongs to this
+  // task's patch group or another rank (whose copy leaves before the task
+  // starts), and the grid has one level. Otherwise into fresh storage. The
+  // task reads the old values (requiresVar(OldDW, label, ...)) and writes
+  // the new ones (allocateAndPut) as always, but the two may be the same
+  // memory: it must read each old value before it writes over it, as
+  // stencilFor does when an output is also an input (it keeps a few planes
+  // of new values aside until their old ones are read). Results are the
+  // same bits either way. A Jacobi-type update then streams its variable
+  // once, in half the memory.
+  Task& computesVarInPlace(const VarLabel* label);
   // Updates `label` in the new warehouse in place, after its computing task.
   Task& modifiesVar(const VarLabel* label);
   // modifiesVar(Task::OldDW, label) carries `label` forward: the task

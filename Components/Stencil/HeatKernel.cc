@@ -75,7 +75,9 @@ void HeatKernel::scheduleTimeAdvance(const Level& level, Scheduler& sched) {
   Task task("Stencil::heat::timeAdvance", this, &HeatKernel::timeAdvance);
   // A star reads along the axes only: face neighbours, r layers deep.
   task.requiresVar(Task::OldDW, m_u, Ghost::AroundFaces, m_parameters.radius);
-  task.computesVar(m_u);
+  // In the old u's storage where the graph allows: eulerStep's stencilFor
+  // reads each old value before it writes over it.
+  task.computesVarInPlace(m_u);
   sched.addTask(std::move(task), level.eachPatch());
 }
 

@@ -16,8 +16,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 namespace tessera {
 
@@ -112,6 +116,18 @@ void stencilFor(const std::string& label, const ExecSpace& space, const Box& box
   }
 }
 
+// Outputs that are inputs, updated in place (below). `slabs` > 0 fixes the
+// number of slabs (tests); else one per thread, each 2 ghost + 1 planes or more.
+template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
+          class RowEnds = NoRowEnds>
+void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const Box& box, int ghost,
+                       const StencilInputs<T, NumInputs>& in,
+                       const StencilOutputs<T, NumOutputs>& out, const Body& body,
+                       const RowEnds& rowEnds = RowEnds{}, int slabs = 0);
+template <class T, std::size_t NumInputs, std::size_t NumOutputs>
+bool outputsOverlapInputs(const StencilInputs<T, NumInputs>& in,
+                          const StencilOutputs<T, NumOutputs>& out);
+
 // Runs `body` over `box` in tiles of `tile` cells (edge tiles may be
 // smaller). Returns the number of tiles. On a device space each tile is a
 // team that stages its inputs (with halo) and outputs in scratch memory,
@@ -128,6 +144,11 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
   if (box.empty()) return 0;
   TESSERA_REQUIRE_THROWS(IntVector{}.allLessThan(tile), "tile " << tile << " must be positive");
   requireStencilHalo(label, box, ghost, inputs);
+  // Tiles cannot update in place: a tile would read what its neighbour wrote.
+  if (outputsOverlapInputs(inputs, outputs)) {
+    inPlaceStencilFor(label, space, box, ghost, inputs, outputs, body, rowEnds);
+    return 1;
+  }
   const IntVector extent = box.size();
   const IntVector count{(extent.x + tile.x - 1) / tile.x, (extent.y + tile.y - 1) / tile.y,
                         (extent.z + tile.z - 1) / tile.z};
@@ -234,6 +255,142 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
         }
       });
   return numTiles;
+}
+
+// ---- outputs that are also inputs (Task::computesVarInPlace) ----
+
+// The addresses a window spans, first to one past the last cell.
+template <class T>
+std::pair<std::uintptr_t, std::uintptr_t> addressSpan(const CellArray<T>& a) {
+  const IntVector n = a.box().size();
+  if (n.x <= 0 || n.y <= 0 || n.z <= 0) return {0, 0};
+  const auto first = reinterpret_cast<std::uintptr_t>(a.data());
+  const std::int64_t last = (n.z - 1) * a.strideZ() + (n.y - 1) * a.strideY() + n.x;
+  return {first, first + static_cast<std::uintptr_t>(last) * sizeof(T)};
+}
+
+// True when an output shares memory with an input: a stencil would read
+// cells it has already written.
+template <class T, std::size_t NumInputs, std::size_t NumOutputs>
+bool outputsOverlapInputs(const StencilInputs<T, NumInputs>& in,
+                          const StencilOutputs<T, NumOutputs>& out) {
+  for (std::size_t n = 0; n < NumOutputs; ++n) {
+    const auto o = addressSpan(out[n]);
+    for (std::size_t m = 0; m < NumInputs; ++m) {
+      const auto i = addressSpan(in[m]);
+      if (o.first < i.second && i.first < o.second) return true;
+    }
+  }
+  return false;
+}
+
+// A stencil whose outputs are its inputs, updated in place with the same
+// bits as into other arrays. On the host, each thread sweeps a slab of z
+// planes and computes plane k into a ring of ghost + 1 planes aside; plane
+// k - ghost, whose old values plane k was the last to read, then goes back
+// into the output (with its rowEnds). The ghost planes at either end of a
+// slab are read by the neighbouring slabs, so they wait aside until every
+// slab is done. The variable streams through the cache once, and the
+// working set is half that of two arrays. A device space gets a copy of the
+// inputs first (its tiles run in any order).
+template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
+          class RowEnds>
+void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const Box& box, int ghost,
+                       const StencilInputs<T, NumInputs>& in,
+                       const StencilOutputs<T, NumOutputs>& out, const Body& body,
+                       const RowEnds& rowEnds, int slabs) {
+  if (box.empty()) return;
+  requireStencilHalo(label, box, ghost, in);
+  if constexpr (runsOnHost<ExecSpace>) {
+    const int R = ghost;
+    const IntVector lo = box.lo();
+    const IntVector hi = box.hi();
+    const int planes = hi.z - lo.z;
+    const std::int64_t planeCells = static_cast<std::int64_t>(hi.x - lo.x) * (hi.y - lo.y);
+    // Slabs of at least 2 R + 1 planes, so that most planes go back early.
+    if (slabs <= 0)
+      slabs = std::max(1, std::min(static_cast<int>(space.concurrency()), planes / (2 * R + 1)));
+    slabs = std::min(slabs, std::max(planes, 1));
+    const int slots = 3 * R + 1;  // R at each end of a slab, R + 1 in the ring
+    // Not initialised: every plane is written before it is read.
+    const Kokkos::View<T*, Kokkos::HostSpace> aside(
+        Kokkos::ViewAllocateWithoutInitializing(label + " planes aside"),
+        static_cast<std::size_t>(slabs) * static_cast<std::size_t>(slots) * NumOutputs *
+            static_cast<std::size_t>(planeCells));
+    T* const asideData = aside.data();
+    const auto slabStart = [=](int s) {
+      return lo.z + static_cast<int>(static_cast<std::int64_t>(planes) * s / slabs);
+    };
+    // Where plane k of the slab [k0, k1) waits: a slot of its own at an
+    // end, else the ring.
+    const auto slotOf = [=](int k, int k0, int k1) {
+      if (k < k0 + R) return k - k0;
+      if (k >= k1 - R) return R + k - (k1 - R);
+      return 2 * R + (k - k0) % (R + 1);
+    };
+    const auto planeOf = [=](int s, int slot, int k) {
+      StencilOutputs<T, NumOutputs> plane;
+      for (std::size_t n = 0; n < NumOutputs; ++n) {
+        const std::int64_t at =
+            (static_cast<std::int64_t>(s) * slots + slot) * static_cast<std::int64_t>(NumOutputs) +
+            static_cast<std::int64_t>(n);
+        plane[n] = CellArray<T>(asideData + at * planeCells,
+                                Box({lo.x, lo.y, k}, {hi.x, hi.y, k + 1}));
+      }
+      return plane;
+    };
+    const auto putBack = [=](const StencilOutputs<T, NumOutputs>& plane, int k) {
+      for (int j = lo.y; j < hi.y; ++j) {
+        for (std::size_t n = 0; n < NumOutputs; ++n) {
+          const T* from = &plane[n](lo.x, j, k);
+          T* to = &out[n](lo.x, j, k);
+#pragma GCC ivdep
+          for (int i = 0; i < hi.x - lo.x; ++i)
+            to[i] = from[i];
+        }
+        rowEnds(j, k, out);
+      }
+    };
+    using Slabs = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>;
+    Kokkos::parallel_for(
+        label, Slabs(space, 0, slabs), KOKKOS_LAMBDA(int s) {
+          const Body kernel = body;  // local copies, as in stencilFor
+          const StencilInputs<T, NumInputs> inputs = in;
+          const int k0 = slabStart(s);
+          const int k1 = slabStart(s + 1);
+          for (int k = k0; k < k1; ++k) {
+            const StencilOutputs<T, NumOutputs> plane = planeOf(s, slotOf(k, k0, k1), k);
+            for (int j = lo.y; j < hi.y; ++j)
+              stencilRow(kernel, inputs, plane, lo.x, hi.x, j, k);
+            const int done = k - R;  // plane k was the last to read its old values
+            if (done >= k0 + R && done < k1 - R)
+              putBack(planeOf(s, slotOf(done, k0, k1), done), done);
+          }
+        });
+    Kokkos::parallel_for(
+        label, Slabs(space, 0, slabs), KOKKOS_LAMBDA(int s) {
+          const int k0 = slabStart(s);
+          const int k1 = slabStart(s + 1);
+          for (int k = k0; k < k1; ++k)
+            if (k < k0 + R || k >= k1 - R) putBack(planeOf(s, slotOf(k, k0, k1), k), k);
+        });
+  } else {
+    // Copies of the inputs, then the usual loop.
+    StencilInputs<T, NumInputs> copies = in;
+    std::vector<Kokkos::View<T*, typename ExecSpace::memory_space>> held;
+    for (std::size_t m = 0; m < NumInputs; ++m) {
+      const auto span = addressSpan(in[m]);
+      const auto cells = static_cast<std::size_t>((span.second - span.first) / sizeof(T));
+      held.emplace_back(Kokkos::ViewAllocateWithoutInitializing(label + " input copy"), cells);
+      using Source =
+          Kokkos::View<const T*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged>;
+      Kokkos::deep_copy(space, held.back(), Source(in[m].data(), cells));
+      copies[m] = CellArray<const T>(held.back().data(), in[m].box(), in[m].strideY(),
+                                     in[m].strideZ());
+    }
+    stencilFor(label, space, box, copies, out, body, rowEnds);
+    space.fence();
+  }
 }
 
 }  // namespace tessera

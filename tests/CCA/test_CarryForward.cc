@@ -3,7 +3,10 @@
 // graph can prove it safe (the storage moves, readers of the old version run
 // first), as a copy otherwise (ghost readers, an order that would need a
 // cycle); the same values either way, in every scheduler mode, per patch and
-// per patch group, on 1 and 2 ranks.
+// per patch group, on 1 and 2 ranks. computesVarInPlace: a stencil computes
+// a variable into its old storage where no other local task reads that
+// storage's cells (a group whose neighbours are its own or another rank's),
+// into fresh storage where neighbours on this rank copy ghost cells from it.
 #include <gtest/gtest.h>
 
 #include "TestHelpers.h"
@@ -16,6 +19,7 @@
 #include "CCA/Ports/LoadBalancer.h"
 #include "Core/Grid/Grid.h"
 #include "Core/Parallel/Communicator.h"
+#include "Core/Parallel/StencilLoops.h"
 #include "Core/Util/Error.h"
 
 #include <cstdint>
@@ -202,6 +206,83 @@ TEST_P(CarryForwardTest, InPlaceMovesTheStorageAfterEveryReaderOfTheOldVersion) 
     patch->interior().forEachCell([&](const IntVector& c) { wrongY += copy(c) != f(c); });
   }
   EXPECT_EQ(globalSum(wrongY), 0);
+}
+
+TEST_P(CarryForwardTest, ComputesInPlaceInTheOldStorageWhereNoLocalNeighbourReadsIt) {
+  OnDemandDataWarehouse oldDW("NewDW", 0, 0.0, 0.0);
+  initialise(oldDW);
+  const auto before = storages(oldDW);
+
+  // X_new = the sum of X_old's six face neighbours: 6 f, since f is linear
+  // and the extra cells hold f too. A cell that read an updated neighbour
+  // would be off by 5 f of it.
+  const VarLabel* x = m_x;
+  const auto sweep = [x](const Box& box, const DataWarehouse& oldDW, CCVariable<double> next,
+                         ConstCCVariable<double> old, ExecutionContext& exec) {
+    (void)oldDW;
+    exec.stencilFor(
+        box, 1, StencilInputs<double, 1>{{old.array()}}, StencilOutputs<double, 1>{{next.array()}},
+        KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
+                      const StencilOutputs<double, 1>& out) {
+          const CellArray<const double>& u = in[0];
+          out[0](i, j, k) = u(i - 1, j, k) + u(i + 1, j, k) + u(i, j - 1, k) + u(i, j + 1, k) +
+                            u(i, j, k - 1) + u(i, j, k + 1);
+        });
+  };
+  Task task = GetParam().perGroup
+                  ? Task("neighbours",
+                         Task::GroupCallback([x, sweep](const PatchGroup& group,
+                                                        const DataWarehouse& oldDW,
+                                                        DataWarehouse& newDW, ExecutionContext& exec) {
+                           const ConstCCVariable<double> old =
+                               oldDW.get<double>(x, group, Ghost::AroundFaces, 1);
+                           sweep(group.interior(), oldDW, newDW.allocateAndPut<double>(x, group),
+                                 old, exec);
+                         }))
+                  : Task("neighbours", [x, sweep](const Patch& patch, const DataWarehouse& oldDW,
+                                                  DataWarehouse& newDW, ExecutionContext& exec) {
+                      const ConstCCVariable<double> old =
+                          oldDW.get<double>(x, patch, Ghost::AroundFaces, 1);
+                      sweep(patch.interior(), oldDW, newDW.allocateAndPut<double>(x, patch), old,
+                            exec);
+                    });
+  task.requiresVar(Task::OldDW, m_x, Ghost::AroundFaces, 1).computesVarInPlace(m_x);
+  auto sched = scheduler();
+  sched->beginGraph("step");
+  sched->addTask(std::move(task), level().eachPatch());
+  const CompiledGraph graph = sched->compile(m_grid, m_ranks);
+  EXPECT_EQ(graph.carriedInPlace.count(m_x), 1U);
+  std::size_t reusing = 0;
+  for (const DetailedTask& node : graph.detailedTasks)
+    reusing += node.reusedStorage.size();
+  // Per patch, every patch has a neighbour on its rank that copies its
+  // ghost cells; a rank's one group has none.
+  const bool inPlace = GetParam().perGroup;
+  EXPECT_EQ(reusing > 0, inPlace);
+
+  OnDemandDataWarehouse newDW("NewDW", 1, 1.0, 1.0);
+  newDW.setGhostLayers({{m_x, 1}});
+  sched->execute(graph, oldDW, newDW);
+  std::int64_t wrong = 0;
+  for (const Patch* patch : myPatches()) {
+    const ConstCCVariable<double> next = newDW.get<double>(m_x, *patch);
+    patch->interior().forEachCell([&](const IntVector& c) { wrong += next(c) != 6.0 * f(c); });
+  }
+  EXPECT_EQ(globalSum(wrong), 0);
+  for (const auto& [patch, storage] : storages(newDW)) {
+    if (inPlace) {
+      EXPECT_EQ(storage, before.at(patch)) << "patch " << patch;
+    } else {
+      EXPECT_NE(storage, before.at(patch)) << "patch " << patch;
+    }
+  }
+  if (inPlace) {
+    // The storage is the new warehouse's alone: the old one must not recycle it.
+    for (const Patch* patch : myPatches())
+      EXPECT_EQ(oldDW.findGridVariable(m_x, *patch), nullptr) << *patch;
+  } else {
+    EXPECT_EQ(wrongCells(oldDW, 0.0), 0) << "the old version stays";
+  }
 }
 
 TEST_P(CarryForwardTest, AGhostReaderMakesItACopyAndTheOldVersionStays) {

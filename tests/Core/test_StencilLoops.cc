@@ -2,8 +2,9 @@
 // tile out of team scratch (tiledStencilFor) and by a plain host loop gives
 // the same bits in every cell, writes nothing outside the box, and counts its
 // tiles; cells beyond the ends of the rows are written once per row
-// (rowEnds) whichever way. The box has negative lower indices, like extra
-// and ghost cells.
+// (rowEnds) whichever way. An output that is also the input is updated in
+// place with the same bits (inPlaceStencilFor), in any number of slabs. The
+// box has negative lower indices, like extra and ghost cells.
 #include <gtest/gtest.h>
 
 #include "Core/Parallel/StencilLoops.h"
@@ -213,6 +214,82 @@ TYPED_TEST(StencilLoopsTest, RowEndsVisitEachRowOnceUntiledAndTiled) {
       EXPECT_TRUE(sameBits(tiled, expected));
     }
   }
+}
+
+// A star of radius R whose arms weigh differently, so that a value read
+// after its update (or from the wrong plane) shows.
+template <int R>
+struct Star {
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, const StencilInputs<double, 1>& in,
+                                         const StencilOutputs<double, 1>& out) const {
+    const CellArray<const double>& u = in[0];
+    double sum = -0.9 * u(i, j, k);
+    for (int d = 1; d <= R; ++d) {
+      sum += 0.1 * d * (u(i - d, j, k) - 0.3 * u(i + d, j, k)) +
+             0.07 * d * (u(i, j - d, k) + 0.6 * u(i, j + d, k)) +
+             0.05 / d * (u(i, j, k - d) - 0.5 * u(i, j, k + d));
+    }
+    out[0](i, j, k) = u(i, j, k) + sum;
+  }
+};
+
+template <int R, class Space>
+void expectInPlaceMatchesTwoArrays(const Space& space) {
+  // From one plane (every plane at both ends of its slab) to several slabs
+  // of interior planes.
+  for (const int planes : {1, R, 2 * R + 1, 4 * R + 3, 23}) {
+    const Box box({-3, -2, -1}, {9, 6, -1 + planes});
+    const Field u = makeInput(0, box.grow(R));
+    const StencilInputs<double, 1> in{{u.constArray()}};
+    const CountRowEnds rowEnds{box.lo().x - 1, box.hi().x};
+    // Into a second array that starts as a copy: what the update in place
+    // must leave everywhere, the ghost cells and the row ends included.
+    Field expected = u;
+    stencilFor("two arrays", space, box, in, StencilOutputs<double, 1>{{expected.array()}},
+               Star<R>{}, rowEnds);
+    space.fence();
+    for (const int slabs : {0, 1, 2, 3, 7}) {
+      SCOPED_TRACE("r " + std::to_string(R) + ", " + std::to_string(planes) + " planes, " +
+                   std::to_string(slabs) + " slabs");
+      Field v = u;
+      const StencilInputs<double, 1> self{{v.constArray()}};
+      const StencilOutputs<double, 1> selfOut{{v.array()}};
+      ASSERT_TRUE(outputsOverlapInputs(self, selfOut));
+      inPlaceStencilFor("in place", space, box, R, self, selfOut, Star<R>{}, rowEnds, slabs);
+      space.fence();
+      EXPECT_TRUE(sameBits(v, expected));
+    }
+    // A tiled loop handed its input as output goes in place too.
+    Field w = u;
+    tiledStencilFor("tiled, in place", space, box, R, IntVector{4, 3, 2},
+                    StencilInputs<double, 1>{{w.constArray()}},
+                    StencilOutputs<double, 1>{{w.array()}}, Star<R>{}, rowEnds);
+    space.fence();
+    EXPECT_TRUE(sameBits(w, expected)) << "tiled, r " << R << ", " << planes << " planes";
+  }
+}
+
+TYPED_TEST(StencilLoopsTest, InPlaceMatchesTwoArraysForEveryRadiusAndSlabCount) {
+  const TypeParam space;
+  expectInPlaceMatchesTwoArrays<1>(space);
+  expectInPlaceMatchesTwoArrays<2>(space);
+  expectInPlaceMatchesTwoArrays<3>(space);
+  expectInPlaceMatchesTwoArrays<4>(space);
+}
+
+TEST(StencilLoopsOverlap, SeparateArraysDoNotOverlapWindowsOnOneDo) {
+  const Field a = makeInput(0, kBox.grow(1));
+  Field b(kBox.grow(1), 0.0);
+  Field c(kBox.grow(1), 0.0);
+  EXPECT_FALSE(outputsOverlapInputs(StencilInputs<double, 1>{{a.constArray()}},
+                                    StencilOutputs<double, 1>{{b.array()}}));
+  EXPECT_TRUE(outputsOverlapInputs(StencilInputs<double, 2>{{a.constArray(), c.constArray()}},
+                                   StencilOutputs<double, 1>{{c.array()}}));
+  // A window on part of an array overlaps the whole.
+  const CellArray<double> part(&c.array()(kBox.lo()), kBox, c.array().strideY(),
+                               c.array().strideZ());
+  EXPECT_TRUE(outputsOverlapInputs(StencilInputs<double, 1>{{c.constArray()}},
+                                   StencilOutputs<double, 1>{{part}}));
 }
 
 TYPED_TEST(StencilLoopsTest, EmptyBoxRunsNoTile) {

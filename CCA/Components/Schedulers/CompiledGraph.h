@@ -196,6 +196,8 @@ struct DetailedTask {
   std::vector<int> contributionsPerRank;  // Reduction only: contributing patches on each rank
   std::vector<int> blockSums;             // block sums it reads
   std::vector<int> coarsenFills;          // averages from the finer level to make before running
+  // Labels it computes in the storage of their old version (Task::computesVarInPlace).
+  std::vector<const VarLabel*> reusedStorage;
 
   std::string describe(const std::vector<Task>& tasks) const;
 };
@@ -226,7 +228,9 @@ struct CompiledGraph {
   // Labels the graph reads from the old warehouse (kept across the swap).
   std::set<const VarLabel*> oldDWReads;
   // Labels carried forward from the old warehouse in place, the rest of
-  // those carried are copied (see Task::modifiesVar(WhichDW, label)).
+  // those carried are copied (see Task::modifiesVar(WhichDW, label)); and
+  // those computesVarInPlace may take the storage of (where
+  // DetailedTask::reusedStorage says).
   std::set<const VarLabel*> carriedInPlace;
   double compileSeconds = 0.0;
 

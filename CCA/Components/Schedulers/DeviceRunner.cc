@@ -309,6 +309,8 @@ bool DeviceRunner::helpUseful() const {
 void DeviceRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>& startHelper) {
   m_state->markStarted(id);
   m_state->performFills(node(id));
+  // A task computing in the old storage overwrites what those sends read.
+  if (!node(id).reusedStorage.empty()) postInitialSendsIfPending();
   if (m_spins) {
     // Eager copies the control thread left untaken through a whole kernel
     // (descheduled: this machine's cores are shared) are made here, before

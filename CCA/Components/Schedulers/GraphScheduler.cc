@@ -79,6 +79,34 @@ CompiledGraph GraphScheduler::compile(const Grid& grid, const std::vector<int>& 
                                  m_options.patchGroups, m_blockLayouts);
 }
 
+namespace {
+
+// Task::computesVarInPlace: the old storage offered to a task's
+// allocateAndPut, and, once the task is over (also when it throws), taken
+// from the old warehouse if the task took it.
+class StorageOffers {
+ public:
+  StorageOffers(OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW)
+      : m_oldDW(oldDW), m_newDW(newDW) {}
+  StorageOffers(const StorageOffers&) = delete;
+  StorageOffers& operator=(const StorageOffers&) = delete;
+  ~StorageOffers() {
+    for (const LabelKey& key : m_keys)
+      m_newDW.settleOffer(m_oldDW, key);
+  }
+  template <class Where>
+  void offer(const VarLabel* label, const Where& where) {
+    if (const auto key = m_newDW.offerStorage(m_oldDW, label, where)) m_keys.push_back(*key);
+  }
+
+ private:
+  OnDemandDataWarehouse& m_oldDW;
+  OnDemandDataWarehouse& m_newDW;
+  std::vector<LabelKey> m_keys;
+};
+
+}  // namespace
+
 double GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& node,
                              OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
                              const TilingOptions& tiling, SchedulerStats& stats,
@@ -99,6 +127,14 @@ double GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& n
                          inPlace);
     } else {
       newDW.carryForward(oldDW, dep.label, *node.patch, inPlace);
+    }
+  }
+  StorageOffers offers(oldDW, newDW);
+  for (const VarLabel* label : node.reusedStorage) {
+    if (node.group >= 0) {
+      offers.offer(label, graph.groups[static_cast<std::size_t>(node.group)]);
+    } else {
+      offers.offer(label, *node.patch);
     }
   }
   if (node.kind == DetailedTask::Kind::IndexTask) {

@@ -59,7 +59,61 @@ std::shared_ptr<BlockData> OnDemandDataWarehouse::recycledBlock(const VarLabel* 
 std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::recycledGridVariable(const VarLabel* label,
                                                                               int key,
                                                                               const Box& box) {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto offer = m_offers.find({label, key});
+    if (offer != m_offers.end() && !offer->second.taken && offer->second.storage->box() == box) {
+      offer->second.taken = true;
+      return offer->second.storage;
+    }
+  }
   return m_pool ? m_pool->takeGrid(label, key, box) : nullptr;
+}
+
+std::optional<LabelKey> OnDemandDataWarehouse::offerStorage(const OnDemandDataWarehouse& from,
+                                                            const VarLabel* label,
+                                                            const PatchGroup& group) {
+  std::shared_ptr<GridVariableBase> storage = from.findGroupVariable(label, group);
+  if (!storage) return std::nullopt;
+  std::vector<int> patchIds;
+  for (const Patch* patch : group.patches())
+    patchIds.push_back(patch->id());
+  const LabelKey key{label, group.storageKey()};
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_offers[key] = {std::move(storage), std::move(patchIds), false};
+  return key;
+}
+
+std::optional<LabelKey> OnDemandDataWarehouse::offerStorage(const OnDemandDataWarehouse& from,
+                                                            const VarLabel* label,
+                                                            const Patch& patch) {
+  std::shared_ptr<GridVariableBase> storage = from.findGridVariable(label, patch);
+  // A window on a group's storage stays (as in carryForward).
+  if (!storage || storage->isWindow()) return std::nullopt;
+  const LabelKey key{label, patch.id()};
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_offers[key] = {std::move(storage), {}, false};
+  return key;
+}
+
+void OnDemandDataWarehouse::settleOffer(OnDemandDataWarehouse& from, const LabelKey& key) {
+  StorageOffer offer;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto found = m_offers.find(key);
+    if (found == m_offers.end()) return;
+    offer = std::move(found->second);
+    m_offers.erase(found);
+  }
+  if (!offer.taken) return;
+  // The storage is this warehouse's now: `from` must not hand it to the pool.
+  std::lock_guard<std::mutex> lock(from.m_mutex);
+  from.m_grid.erase(key);
+  from.m_localGhostsFilled.erase(key);
+  for (int patchId : offer.patchIds) {
+    from.m_grid.erase({key.first, patchId});
+    from.m_localGhostsFilled.erase({key.first, patchId});
+  }
 }
 
 std::any OnDemandDataWarehouse::takeRecycledPerPatch(const VarLabel* label, const Patch& patch) {

@@ -11,6 +11,7 @@
 #include <array>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -96,6 +97,16 @@ class OnDemandDataWarehouse final : public DataWarehouse {
                     bool inPlace);
   void carryForward(OnDemandDataWarehouse& from, const VarLabel* label, const Patch& patch,
                     bool inPlace);
+  // Task::computesVarInPlace: offers the storage of `label` on `group` (or
+  // `patch`) in `from` to the task's allocateAndPut here, which takes it
+  // instead of a recycled or new allocation (same box). Returns the offer's
+  // key, if there was storage to offer. settleOffer, once the task is over:
+  // `from` forgets the storage if it was taken; else the offer is withdrawn.
+  std::optional<LabelKey> offerStorage(const OnDemandDataWarehouse& from, const VarLabel* label,
+                                       const PatchGroup& group);
+  std::optional<LabelKey> offerStorage(const OnDemandDataWarehouse& from, const VarLabel* label,
+                                       const Patch& patch);
+  void settleOffer(OnDemandDataWarehouse& from, const LabelKey& key);
   // This rank's contributions to a reduction, by patch id.
   std::map<int, std::vector<std::byte>> reductionContributions(const VarLabel* label) const;
   // Appends them to `records` as (int64 patch id, value) records in patch-id
@@ -139,6 +150,12 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   LabelKeyMap<std::any> m_perPatch;
   LabelKeyMap<std::pair<int, Ghost::Type>> m_localGhostsFilled;
   std::shared_ptr<VariablePool> m_pool;
+  struct StorageOffer {
+    std::shared_ptr<GridVariableBase> storage;
+    std::vector<int> patchIds;  // whose entries in the offering warehouse go with it
+    bool taken = false;
+  };
+  LabelKeyMap<StorageOffer> m_offers;
   std::shared_ptr<const BlockLayouts> m_blockLayouts;
   std::map<Key, std::shared_ptr<BlockData>> m_blocks;  // (label, block id)
   using PartKey = std::tuple<const VarLabel*, int, std::int64_t, std::int64_t>;

@@ -64,6 +64,7 @@ class GraphBuilder {
     collectGhostDepths();
     createLocalTasks();
     linkLocalTasks();
+    decideStorageReuse();
     buildMessages();
     planEagerCopies();
     linkBlockTasks(m_graph, m_chains, m_indexNodes);
@@ -276,6 +277,8 @@ class GraphBuilder {
       const bool reduction = dep.label->kind() == VarKind::Reduction;
       if (dep.access == Task::Access::Computes) {
         if (reduction) contributeTo(dep.label, node);
+        if (dep.reusesOldStorage && m_graph.carriedInPlace.count(dep.label))
+          afterOldReaders(node, dep.label, patch);
         continue;
       }
       if (dep.carriesForward()) {
@@ -297,6 +300,44 @@ class GraphBuilder {
       }
       addPredecessor(node, localNode(writerFor(dep.label, patch, node.taskIndex, task), patchId));
       if (dep.numGhost > 0) node.fills.push_back(fillFor(dep, patch, node));
+    }
+  }
+
+  // Task::computesVarInPlace: a task takes its label's old storage where no
+  // other local task fills ghost cells from it (its patches' neighbours on
+  // this rank are in its group) on a grid of one level (coarse-fine fills
+  // read the level below at times of their own). The other readers of the
+  // old version run first (afterOldReaders); ghost cells for other ranks
+  // are packed before the task starts (see DeviceRunner).
+  void decideStorageReuse() {
+    bool anyReuse = false;
+    const auto dependencies = [&](const DetailedTask& node) -> const auto& {
+      return m_graph.tasks[static_cast<std::size_t>(node.taskIndex)].dependencies();
+    };
+    for (const DetailedTask& node : m_graph.detailedTasks) {
+      if (node.kind != DetailedTask::Kind::PatchTask) continue;
+      for (const Task::Dependency& dep : dependencies(node))
+        anyReuse |= dep.reusesOldStorage && m_graph.carriedInPlace.count(dep.label) > 0;
+    }
+    if (!anyReuse || m_grid.numLevels() != 1) return;
+    std::set<std::pair<const VarLabel*, int>> readByOthers;
+    for (const DetailedTask& node : m_graph.detailedTasks) {
+      for (int f : node.fills) {
+        const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(f)];
+        if (fill.dw != Task::OldDW) continue;
+        for (const GhostPiece& piece : fill.localCopies)
+          readByOthers.insert({fill.label, piece.sourcePatch});
+      }
+    }
+    for (DetailedTask& node : m_graph.detailedTasks) {
+      if (node.kind != DetailedTask::Kind::PatchTask) continue;
+      for (const Task::Dependency& dep : dependencies(node)) {
+        if (!dep.reusesOldStorage || !m_graph.carriedInPlace.count(dep.label)) continue;
+        bool alone = true;
+        for (const Patch* patch : m_graph.patchesOf(node))
+          alone = alone && !readByOthers.count({dep.label, patch->id()});
+        if (alone) node.reusedStorage.push_back(dep.label);
+      }
     }
   }
 

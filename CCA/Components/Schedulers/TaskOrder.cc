@@ -100,19 +100,35 @@ std::vector<std::vector<Edge>> collectEdges(
   return before;
 }
 
-// Write-after-read edges: a task that carries a label forward from OldDW
-// runs after every other task reading the old version. Only for labels no
-// task reads with ghost cells (see Task::modifiesVar(WhichDW, label)).
+bool takesOldStorage(const Task& task, const VarLabel* label) {
+  for (const Task::Dependency& dep : task.dependencies())
+    if (dep.label == label && dep.takesOldStorage()) return true;
+  return false;
+}
+
+// Write-after-read edges: a task that takes a label's old storage (carries
+// it forward from OldDW, or computes it in place) runs after every other
+// task reading the old version. Only for labels no other task reads with
+// ghost cells (see Task::modifiesVar(WhichDW, label) and
+// Task::computesVarInPlace), and only one task may take them.
 std::set<const VarLabel*> carriedLabels(const std::vector<const Task*>& tasks) {
   std::set<const VarLabel*> carried;
-  std::set<const VarLabel*> withGhosts;
+  std::set<const VarLabel*> excluded;
+  std::map<const VarLabel*, int> takers;
   for (const Task* task : tasks) {
     for (const Task::Dependency& dep : task->dependencies()) {
-      if (dep.carriesForward()) carried.insert(dep.label);
-      if (dep.access == Task::Access::Requires && dep.numGhost > 0) withGhosts.insert(dep.label);
+      if (dep.takesOldStorage()) {
+        carried.insert(dep.label);
+        ++takers[dep.label];
+      }
+      if (dep.access == Task::Access::Requires && dep.numGhost > 0 &&
+          !takesOldStorage(*task, dep.label))
+        excluded.insert(dep.label);
     }
   }
-  for (const VarLabel* label : withGhosts)
+  for (const auto& [label, count] : takers)
+    if (count > 1) excluded.insert(label);
+  for (const VarLabel* label : excluded)
     carried.erase(label);
   return carried;
 }
@@ -121,7 +137,7 @@ void addCarryEdges(const std::vector<const Task*>& tasks, const std::set<const V
                    std::vector<std::vector<Edge>>& before) {
   for (std::size_t c = 0; c < tasks.size(); ++c) {
     for (const Task::Dependency& carry : tasks[c]->dependencies()) {
-      if (!carry.carriesForward() || !carried.count(carry.label)) continue;
+      if (!carry.takesOldStorage() || !carried.count(carry.label)) continue;
       for (std::size_t i = 0; i < tasks.size(); ++i) {
         if (i == c) continue;
         for (const Task::Dependency& dep : tasks[i]->dependencies()) {

@@ -21,7 +21,8 @@ struct TaskOrder {
   // The order to run the tasks in (indices into the task list).
   std::vector<int> order;
   // The labels carried forward from OldDW in place (Task::modifiesVar(OldDW,
-  // label)); the other carried labels are copied.
+  // label)), or computed in their old storage (Task::computesVarInPlace);
+  // the other carried labels are copied, the others computed afresh.
   std::set<const VarLabel*> carriedInPlace;
 };
 
