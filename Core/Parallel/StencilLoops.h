@@ -290,7 +290,8 @@ bool outputsOverlapInputs(const StencilInputs<T, NumInputs>& in,
 // k - ghost, whose old values plane k was the last to read, then goes back
 // into the output (with its rowEnds). The ghost planes at either end of a
 // slab are read by the neighbouring slabs, so they wait aside until every
-// slab is done. The variable streams through the cache once, and the
+// slab is done. Outputs that overlap no input are written in place as
+// usual. The variable streams through the cache once, and the
 // working set is half that of two arrays. A device space gets a copy of the
 // inputs first (its tiles run in any order).
 template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
@@ -328,9 +329,16 @@ void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const B
       if (k >= k1 - R) return R + k - (k1 - R);
       return 2 * R + (k - k0) % (R + 1);
     };
+    // Only the outputs that overlap an input wait aside; the others (an
+    // accumulation `out += ...` into a variable no neighbour reads) are
+    // updated where they are.
+    Kokkos::Array<bool, NumOutputs> aliased;
+    for (std::size_t n = 0; n < NumOutputs; ++n)
+      aliased[n] = outputsOverlapInputs(in, StencilOutputs<T, 1>{{out[n]}});
     const auto planeOf = [=](int s, int slot, int k) {
-      StencilOutputs<T, NumOutputs> plane;
+      StencilOutputs<T, NumOutputs> plane = out;
       for (std::size_t n = 0; n < NumOutputs; ++n) {
+        if (!aliased[n]) continue;
         const std::int64_t at =
             (static_cast<std::int64_t>(s) * slots + slot) * static_cast<std::int64_t>(NumOutputs) +
             static_cast<std::int64_t>(n);
@@ -342,6 +350,7 @@ void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const B
     const auto putBack = [=](const StencilOutputs<T, NumOutputs>& plane, int k) {
       for (int j = lo.y; j < hi.y; ++j) {
         for (std::size_t n = 0; n < NumOutputs; ++n) {
+          if (!aliased[n]) continue;
           const T* from = &plane[n](lo.x, j, k);
           T* to = &out[n](lo.x, j, k);
 #pragma GCC ivdep

@@ -277,6 +277,41 @@ TYPED_TEST(StencilLoopsTest, InPlaceMatchesTwoArraysForEveryRadiusAndSlabCount) 
   expectInPlaceMatchesTwoArrays<4>(space);
 }
 
+// The PRK's shape: `out += star(in)` into a variable no neighbour reads,
+// and `in` updated in place.
+struct AccumulateAndShift {
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, const StencilInputs<double, 1>& in,
+                                         const StencilOutputs<double, 2>& out) const {
+    const CellArray<const double>& u = in[0];
+    out[0](i, j, k) = u(i, j, k) + 1.0;
+    out[1](i, j, k) +=
+        0.5 * (u(i + 1, j, k) - u(i - 1, j, k)) + 0.25 * (u(i, j, k + 1) - u(i, j, k - 1));
+  }
+};
+
+TYPED_TEST(StencilLoopsTest, InPlaceLeavesAnOutputThatIsNoInputWhereItIs) {
+  const TypeParam space;
+  const Box box({-3, -2, -1}, {9, 6, 13});
+  const Field u = makeInput(0, box.grow(1));
+  const Field acc = makeInput(3, box.grow(1));
+  Field expectedU = u;
+  Field expectedAcc = acc;
+  stencilFor("two arrays", space, box, StencilInputs<double, 1>{{u.constArray()}},
+             StencilOutputs<double, 2>{{expectedU.array(), expectedAcc.array()}},
+             AccumulateAndShift{});
+  space.fence();
+  for (const int slabs : {0, 1, 3}) {
+    Field v = u;
+    Field w = acc;
+    inPlaceStencilFor("in place", space, box, 1, StencilInputs<double, 1>{{v.constArray()}},
+                      StencilOutputs<double, 2>{{v.array(), w.array()}}, AccumulateAndShift{},
+                      NoRowEnds{}, slabs);
+    space.fence();
+    EXPECT_TRUE(sameBits(v, expectedU)) << slabs << " slabs";
+    EXPECT_TRUE(sameBits(w, expectedAcc)) << slabs << " slabs";
+  }
+}
+
 TEST(StencilLoopsOverlap, SeparateArraysDoNotOverlapWindowsOnOneDo) {
   const Field a = makeInput(0, kBox.grow(1));
   Field b(kBox.grow(1), 0.0);
