@@ -117,13 +117,15 @@ void stencilFor(const std::string& label, const ExecSpace& space, const Box& box
 }
 
 // Outputs that are inputs, updated in place (below). `slabs` > 0 fixes the
-// number of slabs (tests); else one per thread, each 2 ghost + 1 planes or more.
+// number of slabs (tests); else one per thread, each 2 ghost + 1 planes or
+// more. `stripRows` > 0 sweeps each slab in strips of that many y rows (at
+// least 2 ghost), so that a strip's planes fit the cache; else whole planes.
 template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
           class RowEnds = NoRowEnds>
 void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const Box& box, int ghost,
                        const StencilInputs<T, NumInputs>& in,
                        const StencilOutputs<T, NumOutputs>& out, const Body& body,
-                       const RowEnds& rowEnds = RowEnds{}, int slabs = 0);
+                       const RowEnds& rowEnds = RowEnds{}, int slabs = 0, int stripRows = 0);
 template <class T, std::size_t NumInputs, std::size_t NumOutputs>
 bool outputsOverlapInputs(const StencilInputs<T, NumInputs>& in,
                           const StencilOutputs<T, NumOutputs>& out);
@@ -290,8 +292,9 @@ bool outputsOverlapInputs(const StencilInputs<T, NumInputs>& in,
 // k - ghost, whose old values plane k was the last to read, then goes back
 // into the output (with its rowEnds). The ghost planes at either end of a
 // slab are read by the neighbouring slabs, so they wait aside until every
-// slab is done. Outputs that overlap no input are written in place as
-// usual. The variable streams through the cache once, and the
+// slab is done. In strips of y rows, the last ghost rows of a strip are
+// read by the next strip: they wait aside until it is done. Outputs that
+// overlap no input are written in place as usual. The variable streams through the cache once, and the
 // working set is half that of two arrays. A device space gets a copy of the
 // inputs first (its tiles run in any order).
 template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
@@ -299,7 +302,7 @@ template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutput
 void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const Box& box, int ghost,
                        const StencilInputs<T, NumInputs>& in,
                        const StencilOutputs<T, NumOutputs>& out, const Body& body,
-                       const RowEnds& rowEnds, int slabs) {
+                       const RowEnds& rowEnds, int slabs, int stripRows) {
   if (box.empty()) return;
   requireStencilHalo(label, box, ghost, in);
   if constexpr (runsOnHost<ExecSpace>) {
@@ -313,12 +316,23 @@ void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const B
       slabs = std::max(1, std::min(static_cast<int>(space.concurrency()), planes / (2 * R + 1)));
     slabs = std::min(slabs, std::max(planes, 1));
     const int slots = 3 * R + 1;  // R at each end of a slab, R + 1 in the ring
+    const int ny = hi.y - lo.y;
+    if (stripRows <= 0 || stripRows >= ny) stripRows = ny;
+    stripRows = std::min(ny, std::max(stripRows, 2 * R));
+    const int strips = (ny + stripRows - 1) / stripRows;
+    stripRows = (ny + strips - 1) / strips;  // even strips
+    const std::int64_t rowCells = hi.x - lo.x;
+    const std::int64_t slabPlanes = (planes + slabs - 1) / slabs;
+    // A strip's last R rows of each plane, for this strip and the one before.
+    const std::int64_t deferredCells =
+        strips > 1 ? 2 * static_cast<std::int64_t>(NumOutputs) * slabPlanes * R * rowCells : 0;
+    const std::int64_t planesAside = static_cast<std::int64_t>(slots) * NumOutputs * planeCells;
     // Not initialised: every plane is written before it is read.
     const Kokkos::View<T*, Kokkos::HostSpace> aside(
         Kokkos::ViewAllocateWithoutInitializing(label + " planes aside"),
-        static_cast<std::size_t>(slabs) * static_cast<std::size_t>(slots) * NumOutputs *
-            static_cast<std::size_t>(planeCells));
+        static_cast<std::size_t>(slabs * (planesAside + deferredCells)));
     T* const asideData = aside.data();
+    T* const deferredData = asideData + slabs * planesAside;
     const auto slabStart = [=](int s) {
       return lo.z + static_cast<int>(static_cast<std::int64_t>(planes) * s / slabs);
     };
@@ -347,18 +361,25 @@ void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const B
       }
       return plane;
     };
-    const auto putBack = [=](const StencilOutputs<T, NumOutputs>& plane, int k) {
-      for (int j = lo.y; j < hi.y; ++j) {
-        for (std::size_t n = 0; n < NumOutputs; ++n) {
-          if (!aliased[n]) continue;
-          const T* from = &plane[n](lo.x, j, k);
-          T* to = &out[n](lo.x, j, k);
+    const auto copyRow = [=](const T* from, T* to) {
 #pragma GCC ivdep
-          for (int i = 0; i < hi.x - lo.x; ++i)
-            to[i] = from[i];
-        }
+      for (std::int64_t i = 0; i < rowCells; ++i)
+        to[i] = from[i];
+    };
+    // Rows [j0, j1) of plane k go back into the outputs, with their row ends.
+    const auto putBack = [=](const StencilOutputs<T, NumOutputs>& plane, int k, int j0, int j1) {
+      for (int j = j0; j < j1; ++j) {
+        for (std::size_t n = 0; n < NumOutputs; ++n)
+          if (aliased[n]) copyRow(&plane[n](lo.x, j, k), &out[n](lo.x, j, k));
         rowEnds(j, k, out);
       }
+    };
+    // Where row j0 + row of plane k of slab s (from k0) waits for the next strip.
+    const auto deferred = [=](int s, int which, std::size_t n, int k, int k0, int row) {
+      const std::int64_t at =
+          ((static_cast<std::int64_t>(s) * 2 + which) * static_cast<std::int64_t>(NumOutputs) +
+           static_cast<std::int64_t>(n)) * slabPlanes + (k - k0);
+      return deferredData + (at * R + row) * rowCells;
     };
     using Slabs = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>;
     Kokkos::parallel_for(
@@ -367,13 +388,37 @@ void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const B
           const StencilInputs<T, NumInputs> inputs = in;
           const int k0 = slabStart(s);
           const int k1 = slabStart(s + 1);
-          for (int k = k0; k < k1; ++k) {
-            const StencilOutputs<T, NumOutputs> plane = planeOf(s, slotOf(k, k0, k1), k);
-            for (int j = lo.y; j < hi.y; ++j)
-              stencilRow(kernel, inputs, plane, lo.x, hi.x, j, k);
-            const int done = k - R;  // plane k was the last to read its old values
-            if (done >= k0 + R && done < k1 - R)
-              putBack(planeOf(s, slotOf(done, k0, k1), done), done);
+          for (int t = 0; t < strips; ++t) {
+            const int a = lo.y + t * stripRows;
+            const int b = std::min(hi.y, a + stripRows);
+            const bool last = t == strips - 1;
+            const int which = t % 2;
+            for (int k = k0; k < k1; ++k) {
+              const StencilOutputs<T, NumOutputs> plane = planeOf(s, slotOf(k, k0, k1), k);
+              for (int j = a; j < b; ++j)
+                stencilRow(kernel, inputs, plane, lo.x, hi.x, j, k);
+              const int done = k - R;  // plane k was the last to read its old values
+              if (done < k0 + R || done >= k1 - R) continue;
+              const StencilOutputs<T, NumOutputs> waiting = planeOf(s, slotOf(done, k0, k1), done);
+              // The next strip reads the last R rows: they wait.
+              putBack(waiting, done, a, last ? b : b - R);
+              if (last) continue;
+              for (int row = 0; row < R; ++row)
+                for (std::size_t n = 0; n < NumOutputs; ++n)
+                  if (aliased[n])
+                    copyRow(&waiting[n](lo.x, b - R + row, done),
+                            deferred(s, which, n, done, k0, row));
+            }
+            if (t == 0) continue;
+            // The strip before's last rows: this strip, their last reader, is done.
+            for (int k = k0 + R; k < k1 - R; ++k)
+              for (int row = 0; row < R; ++row) {
+                const int j = a - R + row;
+                for (std::size_t n = 0; n < NumOutputs; ++n)
+                  if (aliased[n])
+                    copyRow(deferred(s, 1 - which, n, k, k0, row), &out[n](lo.x, j, k));
+                rowEnds(j, k, out);
+              }
           }
         });
     Kokkos::parallel_for(
@@ -381,7 +426,8 @@ void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const B
           const int k0 = slabStart(s);
           const int k1 = slabStart(s + 1);
           for (int k = k0; k < k1; ++k)
-            if (k < k0 + R || k >= k1 - R) putBack(planeOf(s, slotOf(k, k0, k1), k), k);
+            if (k < k0 + R || k >= k1 - R)
+              putBack(planeOf(s, slotOf(k, k0, k1), k), k, lo.y, hi.y);
         });
   } else {
     // Copies of the inputs, then the usual loop.

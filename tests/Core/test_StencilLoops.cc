@@ -238,7 +238,7 @@ void expectInPlaceMatchesTwoArrays(const Space& space) {
   // From one plane (every plane at both ends of its slab) to several slabs
   // of interior planes.
   for (const int planes : {1, R, 2 * R + 1, 4 * R + 3, 23}) {
-    const Box box({-3, -2, -1}, {9, 6, -1 + planes});
+    const Box box({-3, -2, -1}, {9, 15, -1 + planes});  // 17 rows: strips of 2 R and more
     const Field u = makeInput(0, box.grow(R));
     const StencilInputs<double, 1> in{{u.constArray()}};
     const CountRowEnds rowEnds{box.lo().x - 1, box.hi().x};
@@ -249,15 +249,18 @@ void expectInPlaceMatchesTwoArrays(const Space& space) {
                Star<R>{}, rowEnds);
     space.fence();
     for (const int slabs : {0, 1, 2, 3, 7}) {
-      SCOPED_TRACE("r " + std::to_string(R) + ", " + std::to_string(planes) + " planes, " +
-                   std::to_string(slabs) + " slabs");
-      Field v = u;
-      const StencilInputs<double, 1> self{{v.constArray()}};
-      const StencilOutputs<double, 1> selfOut{{v.array()}};
-      ASSERT_TRUE(outputsOverlapInputs(self, selfOut));
-      inPlaceStencilFor("in place", space, box, R, self, selfOut, Star<R>{}, rowEnds, slabs);
-      space.fence();
-      EXPECT_TRUE(sameBits(v, expected));
+      for (const int strip : {0, 1, 5, 9}) {
+        SCOPED_TRACE("r " + std::to_string(R) + ", " + std::to_string(planes) + " planes, " +
+                     std::to_string(slabs) + " slabs, strips of " + std::to_string(strip));
+        Field v = u;
+        const StencilInputs<double, 1> self{{v.constArray()}};
+        const StencilOutputs<double, 1> selfOut{{v.array()}};
+        ASSERT_TRUE(outputsOverlapInputs(self, selfOut));
+        inPlaceStencilFor("in place", space, box, R, self, selfOut, Star<R>{}, rowEnds, slabs,
+                          strip);
+        space.fence();
+        EXPECT_TRUE(sameBits(v, expected));
+      }
     }
     // A tiled loop handed its input as output goes in place too.
     Field w = u;
@@ -305,7 +308,7 @@ TYPED_TEST(StencilLoopsTest, InPlaceLeavesAnOutputThatIsNoInputWhereItIs) {
     Field w = acc;
     inPlaceStencilFor("in place", space, box, 1, StencilInputs<double, 1>{{v.constArray()}},
                       StencilOutputs<double, 2>{{v.array(), w.array()}}, AccumulateAndShift{},
-                      NoRowEnds{}, slabs);
+                      NoRowEnds{}, slabs, slabs + 1);
     space.fence();
     EXPECT_TRUE(sameBits(v, expectedU)) << slabs << " slabs";
     EXPECT_TRUE(sameBits(w, expectedAcc)) << slabs << " slabs";
