@@ -294,9 +294,10 @@ bool outputsOverlapInputs(const StencilInputs<T, NumInputs>& in,
 // slab are read by the neighbouring slabs, so they wait aside until every
 // slab is done. In strips of y rows, the last ghost rows of a strip are
 // read by the next strip: they wait aside until it is done. Outputs that
-// overlap no input are written in place as usual. The variable streams through the cache once, and the
-// working set is half that of two arrays. A device space gets a copy of the
-// inputs first (its tiles run in any order).
+// overlap no input are written in place as usual. The variable streams
+// through the cache once, and the working set is half that of two arrays.
+// A device space gets a copy of the inputs first (its tiles run in any
+// order).
 template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
           class RowEnds>
 void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const Box& box, int ghost,
