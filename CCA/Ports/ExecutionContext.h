@@ -16,7 +16,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -173,8 +172,8 @@ class ExecutionContext {
     count(box);
     if (outputsOverlapInputs(in, out)) {  // Task::computesVarInPlace
       const TraceScope traced(m_trace, "in-place stencilFor", "kernel");
-      // Tiled: in strips of y rows whose 2 ghost + 1 planes read and
-      // ghost + 1 planes aside fit the cache (with the strip's halo rows).
+      // Tiled: in strips of as many y rows as keep the 2 ghost + 1 planes
+      // read and the ghost + 1 planes aside in the cache (cacheBlockRows).
       // Not at radius 1, where strips measured slower than whole planes
       // (heat 256^3, 2026-11-27: 0.87 against 1.01 of the fused loop on two
       // ranks, 1.10 against 1.15 on one core), and faster from radius 2
@@ -182,9 +181,10 @@ class ExecutionContext {
       // on 128^3, two ranks): docs/benchmarks.md.
       int stripRows = 0;
       if (m_tiling.enabled && m_space == Space::Device && ghost >= 2) {
-        const auto rowBytes = static_cast<std::size_t>(box.size().x + 2 * ghost) * sizeof(T);
-        const std::size_t perRow = static_cast<std::size_t>(3 * ghost + 2) * rowBytes;
-        stripRows = std::max(1, static_cast<int>(m_tiling.cacheBytes / perRow) - 2 * ghost);
+        StencilFootprint footprint{static_cast<int>(NumInputs), static_cast<int>(NumOutputs),
+                                   ghost, sizeof(T)};
+        footprint.outputPlanesAside = ghost + 1;
+        stripRows = cacheBlockRows(box.size(), footprint);
       }
       onSpace([&](const auto& space) {
         inPlaceStencilFor(m_label, space, box, ghost, in, out, body, rowEnds, 0, stripRows);

@@ -62,9 +62,13 @@ IntVector chooseHostTile(const IntVector& box, const StencilFootprint& footprint
   if (!IntVector{}.allLessThan(box)) return IntVector::uniform(1);
   const auto bytesPerRowSet = [&](int rows) {
     const auto g = static_cast<std::size_t>(footprint.ghost);
-    return static_cast<std::size_t>(footprint.numInputs) * (2 * g + 1) *
-           static_cast<std::size_t>(box.x + 2 * footprint.ghost) *
-           static_cast<std::size_t>(rows + 2 * footprint.ghost) * footprint.bytesPerValue;
+    const std::size_t read = static_cast<std::size_t>(footprint.numInputs) * (2 * g + 1) *
+                             static_cast<std::size_t>(box.x + 2 * footprint.ghost) *
+                             static_cast<std::size_t>(rows + 2 * footprint.ghost);
+    const std::size_t aside = static_cast<std::size_t>(footprint.numOutputs) *
+                              static_cast<std::size_t>(footprint.outputPlanesAside) *
+                              static_cast<std::size_t>(box.x) * static_cast<std::size_t>(rows);
+    return (read + aside) * footprint.bytesPerValue;
   };
   int rows = box.y;
   while (rows > 1 && bytesPerRowSet(rows) > cacheBytes)

@@ -17,6 +17,9 @@ struct StencilFootprint {
   int numOutputs = 1;
   int ghost = 0;                  // halo width of every input
   std::size_t bytesPerValue = 8;  // sizeof the value type
+  // Planes of each output a host sweep keeps aside (an update in place
+  // keeps ghost + 1: inPlaceStencilFor); chooseHostTile counts them.
+  int outputPlanesAside = 0;
 
   // Bytes of scratch one tile of `tile` cells needs:
   // (tx+2g)(ty+2g)(tz+2g) per input plus tx*ty*tz per output, times the value size.
@@ -35,7 +38,8 @@ std::optional<IntVector> chooseTile(const IntVector& box, const StencilFootprint
 // Tiles for a host execution space, where the caches are the scratchpad and
 // a tile is cache blocking, iterated in place. Whole x rows (long rows
 // vectorise, and no halo is read twice along x); as many rows in y as keep
-// the 2 ghost + 1 input planes a sweep along z reuses within `cacheBytes`
+// the 2 ghost + 1 input planes a sweep along z reuses (and the output planes
+// it keeps aside) within `cacheBytes`
 // (at least one row); z cut only so that there are `concurrency` tiles to
 // share out. On a box whose planes fit the cache this is the untiled loop.
 IntVector chooseHostTile(const IntVector& box, const StencilFootprint& footprint,

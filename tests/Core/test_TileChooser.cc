@@ -194,6 +194,14 @@ TEST(HostTileChooser, WholeRowsAndPlanesThatFitTheCache) {
   EXPECT_EQ(chooseHostTile({64, 64, 64}, {2, 1, 2, 8}, 16, 1), (IntVector{64, 1, 64}));
   EXPECT_EQ(chooseHostTile({0, 4, 4}, f, 524288, 1), (IntVector{1, 1, 1}));
   EXPECT_GT(hostCacheBytes(), 0u);
+  // Planes kept aside by an update in place count too: at r = 3 on 128^2
+  // planes, 7 planes of 134 x 134 fit 1 MiB, but not with 4 of 128 x 128 aside.
+  StencilFootprint inPlace{1, 1, 3, sizeof(double)};
+  EXPECT_EQ(chooseHostTile({128, 128, 64}, inPlace, 1048576, 1).y, 128);
+  inPlace.outputPlanesAside = 4;
+  const int rows = chooseHostTile({128, 128, 64}, inPlace, 1048576, 1).y;
+  EXPECT_EQ(rows, 64);
+  EXPECT_LE((7u * 134u * (rows + 6u) + 4u * 128u * rows) * 8u, 1048576u);
 }
 
 }  // namespace

@@ -73,15 +73,11 @@ std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::recycledGridVariable(co
 std::optional<LabelKey> OnDemandDataWarehouse::offerStorage(const OnDemandDataWarehouse& from,
                                                             const VarLabel* label,
                                                             const PatchGroup& group) {
-  std::shared_ptr<GridVariableBase> storage = from.findGroupVariable(label, group);
-  if (!storage) return std::nullopt;
   std::vector<int> patchIds;
   for (const Patch* patch : group.patches())
     patchIds.push_back(patch->id());
-  const LabelKey key{label, group.storageKey()};
-  std::lock_guard<std::mutex> lock(m_mutex);
-  m_offers[key] = {std::move(storage), std::move(patchIds), false};
-  return key;
+  return addOffer({label, group.storageKey()}, from.findGroupVariable(label, group),
+                  std::move(patchIds));
 }
 
 std::optional<LabelKey> OnDemandDataWarehouse::offerStorage(const OnDemandDataWarehouse& from,
@@ -89,10 +85,16 @@ std::optional<LabelKey> OnDemandDataWarehouse::offerStorage(const OnDemandDataWa
                                                             const Patch& patch) {
   std::shared_ptr<GridVariableBase> storage = from.findGridVariable(label, patch);
   // A window on a group's storage stays (as in carryForward).
-  if (!storage || storage->isWindow()) return std::nullopt;
-  const LabelKey key{label, patch.id()};
+  if (storage && storage->isWindow()) storage = nullptr;
+  return addOffer({label, patch.id()}, std::move(storage), {});
+}
+
+std::optional<LabelKey> OnDemandDataWarehouse::addOffer(const LabelKey& key,
+                                                        std::shared_ptr<GridVariableBase> storage,
+                                                        std::vector<int> patchIds) {
+  if (!storage) return std::nullopt;
   std::lock_guard<std::mutex> lock(m_mutex);
-  m_offers[key] = {std::move(storage), {}, false};
+  m_offers[key] = {std::move(storage), std::move(patchIds), false};
   return key;
 }
 

@@ -130,6 +130,9 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   // and the borrowed ones (arrived parts, sums). Call with m_mutex held.
   template <class Drop>
   void handBackBlocks(const Drop& drop);
+  // offerStorage's common part: nothing when there is no storage.
+  std::optional<LabelKey> addOffer(const LabelKey& key, std::shared_ptr<GridVariableBase> storage,
+                                   std::vector<int> patchIds);
   // (label, patch id), or (label, group storage key) for a group's storage.
   using Key = LabelKey;
   std::string m_role;

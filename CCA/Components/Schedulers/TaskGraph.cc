@@ -310,33 +310,37 @@ class GraphBuilder {
   // old version run first (afterOldReaders); ghost cells for other ranks
   // are packed before the task starts (see DeviceRunner).
   void decideStorageReuse() {
-    bool anyReuse = false;
-    const auto dependencies = [&](const DetailedTask& node) -> const auto& {
-      return m_graph.tasks[static_cast<std::size_t>(node.taskIndex)].dependencies();
+    if (m_grid.numLevels() != 1) return;
+    // The labels `node` may compute in their old storage, if proven below.
+    const auto candidates = [&](const DetailedTask& node) {
+      std::vector<const VarLabel*> labels;
+      if (node.kind != DetailedTask::Kind::PatchTask) return labels;
+      for (const Task::Dependency& dep :
+           m_graph.tasks[static_cast<std::size_t>(node.taskIndex)].dependencies())
+        if (dep.reusesOldStorage && m_graph.carriedInPlace.count(dep.label))
+          labels.push_back(dep.label);
+      return labels;
     };
-    for (const DetailedTask& node : m_graph.detailedTasks) {
-      if (node.kind != DetailedTask::Kind::PatchTask) continue;
-      for (const Task::Dependency& dep : dependencies(node))
-        anyReuse |= dep.reusesOldStorage && m_graph.carriedInPlace.count(dep.label) > 0;
-    }
-    if (!anyReuse || m_grid.numLevels() != 1) return;
     std::set<std::pair<const VarLabel*, int>> readByOthers;
-    for (const DetailedTask& node : m_graph.detailedTasks) {
-      for (int f : node.fills) {
-        const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(f)];
-        if (fill.dw != Task::OldDW) continue;
-        for (const GhostPiece& piece : fill.localCopies)
-          readByOthers.insert({fill.label, piece.sourcePatch});
-      }
-    }
+    bool scanned = false;
     for (DetailedTask& node : m_graph.detailedTasks) {
-      if (node.kind != DetailedTask::Kind::PatchTask) continue;
-      for (const Task::Dependency& dep : dependencies(node)) {
-        if (!dep.reusesOldStorage || !m_graph.carriedInPlace.count(dep.label)) continue;
+      const std::vector<const VarLabel*> labels = candidates(node);
+      if (labels.empty()) continue;
+      if (!scanned) {  // once, and only for graphs with a candidate
+        for (const DetailedTask& reader : m_graph.detailedTasks)
+          for (int f : reader.fills) {
+            const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(f)];
+            if (fill.dw != Task::OldDW) continue;
+            for (const GhostPiece& piece : fill.localCopies)
+              readByOthers.insert({fill.label, piece.sourcePatch});
+          }
+        scanned = true;
+      }
+      for (const VarLabel* label : labels) {
         bool alone = true;
         for (const Patch* patch : m_graph.patchesOf(node))
-          alone = alone && !readByOthers.count({dep.label, patch->id()});
-        if (alone) node.reusedStorage.push_back(dep.label);
+          alone = alone && !readByOthers.count({label, patch->id()});
+        if (alone) node.reusedStorage.push_back(label);
       }
     }
   }
