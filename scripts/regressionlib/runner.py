@@ -9,6 +9,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import yaml
@@ -72,9 +73,24 @@ class SusRun:
 
 def run_job(command, env, timeout, log_prefix):
     """Runs `command` in its own session with stdout/stderr in files beside
-    `log_prefix`; kills the whole job on timeout."""
+    `log_prefix`; kills the whole job on timeout.
+
+    Open MPI keeps each job's session directory (its PMIx sockets and shared
+    memory files) under /tmp, and a job killed at its timeout never removes
+    it: the job gets a session directory base of its own, removed here
+    whatever happened. A short path under the system's temporary folder,
+    since the sockets' paths have a length limit."""
     out_path = log_prefix.with_suffix(".stdout")
     err_path = log_prefix.with_suffix(".stderr")
+    session = tempfile.mkdtemp(prefix="tessera-mpi-")
+    env = dict(env, OMPI_MCA_orte_tmpdir_base=session)
+    try:
+        return _run_logged(command, env, timeout, out_path, err_path)
+    finally:
+        shutil.rmtree(session, ignore_errors=True)
+
+
+def _run_logged(command, env, timeout, out_path, err_path):
     with open(out_path, "w") as out, open(err_path, "w") as err:
         start = time.monotonic()
         process = subprocess.Popen(command, stdout=out, stderr=err, env=env, start_new_session=True)

@@ -75,12 +75,13 @@ CONFIGURATIONS = [
     (1, ["scheduler.type=async", "scheduler.patch_groups=false"]),
 ]
 
+# The quick list oversubscribes 8 ranks, not 16: a 16-rank start costs 2.4 s
+# here (Open MPI's start-up, per rank), and the full lists run 16 ranks.
 QUICK = [
     (1, []),
     (2, []),
     (4, ["grid.level.patches=[3,2,5]", "load_balancer.type=round_robin"]),
     (8, ["grid.level.patches=[3,2,5]"]),
-    (16, ["grid.level.patches=[4,4,2]", "load_balancer.type=round_robin", "scheduler.type=sync"]),
     (2, ["grid.level.patches=[3,1,5]"]),
     (1, ["scheduler.type=host"]),
     (2, ["scheduler.type=sync"]),

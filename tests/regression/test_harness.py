@@ -160,7 +160,7 @@ def run_checks(common, work):
     check = Checks()
     counter = iter(range(1000))
 
-    def harness(tests, options=(), gold=GOLD, margins=None, list_text=None):
+    def harness(tests, options=(), gold=GOLD, margins=None, list_text=None, env=None):
         n = next(counter)
         list_path = work / f"list{n}.yaml"
         if list_text is None:
@@ -171,7 +171,8 @@ def run_checks(common, work):
         list_path.write_text(list_text)
         command = [str(REGRESSION), *common, "--work-dir", str(work / f"runs{n}"), "--list", str(list_path),
                    "--gold-dir", str(gold), *options]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                              env=dict(os.environ, **(env or {})))
         return done.returncode, done.stdout + done.stderr, list_path
 
     def row(output, name):
@@ -288,13 +289,19 @@ def run_checks(common, work):
     slow = dict(base, name="too_slow", timeout=1, no_gold=True)
     slow["overrides"] = {"grid.level.resolution": [96, 96, 96], "time.max_timesteps": 100000,
                          "time.max_time": 1.0e9, "output.timestep_interval": 1000}
+    # Its temporary files (Open MPI's session directory) go to a folder of
+    # the test's, which the killed run must leave empty.
+    temporary = work / "tmp"
+    temporary.mkdir()
     started = time.monotonic()
-    code, out, _ = harness([slow])
+    code, out, _ = harness([slow], env={"TMPDIR": str(temporary)})
     took = time.monotonic() - started
     left = processes_gone(str(work / "runs"), LEAK_SECONDS)
     check("a run past its timeout is a TIMEOUT failure and leaves no process behind",
           code == 1 and row(out, "too_slow") == "TIMEOUT" and "timed out after 1 s" in out and not left,
           f"took {took:.1f} s, still running after {LEAK_SECONDS} s: {left}\n{out}")
+    debris = sorted(str(p.relative_to(temporary)) for p in temporary.rglob("*"))
+    check("... and no temporary files (Open MPI's session directory)", not debris, f"left: {debris}")
 
     # 6. Mistakes in a list are errors naming the file, line and key.
     good = yaml.safe_dump({"groups": {"local": [dict(base)]}}, sort_keys=False)
