@@ -5,6 +5,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 
 class SusRun:
@@ -125,6 +126,19 @@ class Checks:
         passed = sum(self.results)
         print(f"{passed} passed, {len(self.results) - passed} failed")
         sys.exit(0 if self.results and all(self.results) else 1)
+
+
+@contextlib.contextmanager
+def own_mpi_session_directory():
+    """Environment settings that give a job Open MPI's session directory (its
+    PMIx sockets and shared memory files) under a temporary folder of its
+    own, removed on leaving: a job the test kills never removes the one it
+    would otherwise leave in /tmp. A short path: the sockets' is limited."""
+    folder = tempfile.mkdtemp(prefix="tessera-mpi-")
+    try:
+        yield {"OMPI_MCA_orte_tmpdir_base": folder}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextlib.contextmanager

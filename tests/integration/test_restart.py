@@ -19,7 +19,8 @@ import subprocess
 import sys
 import time
 
-from sus_runner import load_index, Checks, Sus, SusRun, parse_common_args, fresh_directory
+from sus_runner import (load_index, Checks, Sus, SusRun, parse_common_args, fresh_directory,
+                        own_mpi_session_directory)
 
 STEPS = ["time.max_timesteps=12", "time.max_time=1.0"]
 CHECKPOINTS = ["checkpoint.timestep_interval=4", "checkpoint.cycle=3"]
@@ -151,22 +152,25 @@ def run_checks(sus, deck, work):
     # SIGKILL inside the window between writing checkpoint 8 and renaming it.
     base = work / "killed.tsa"
     command = sus.command(deck, ranks=2, sets=[*STEPS, *CHECKPOINTS, f"output.dir={base}"])
-    env = dict(os.environ, OMP_NUM_THREADS="1", TESSERA_TEST_CHECKPOINT_DELAY="3")
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True)
-    target = base.parent / "killed.tsa.000" / "checkpoints" / "t00008.h5.tmp"
-    deadline = time.monotonic() + 120
-    while not target.exists() and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.05)
-    caught = target.exists()
-    os.killpg(process.pid, signal.SIGKILL)
-    process.communicate()
-    check("the run was killed while checkpoint 8 was being written", caught)
     directory = base.parent / "killed.tsa.000"
-    # mpirun puts each rank in a process group of its own: they outlive it
-    # a moment. Rank 0 holds the run directory's lock while it may write, so
-    # the lock comes free once no process of the killed run is left.
-    check("the killed run's ranks are gone (its lock is free)", lock_comes_free(directory / ".lock"))
+    with own_mpi_session_directory() as session:
+        env = dict(os.environ, OMP_NUM_THREADS="1", TESSERA_TEST_CHECKPOINT_DELAY="3", **session)
+        process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   start_new_session=True)
+        target = directory / "checkpoints" / "t00008.h5.tmp"
+        deadline = time.monotonic() + 120
+        while not target.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        caught = target.exists()
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        check("the run was killed while checkpoint 8 was being written", caught)
+        # mpirun puts each rank in a process group of its own: they outlive
+        # it a moment. Rank 0 holds the run directory's lock while it may
+        # write, so the lock comes free once no process of the killed run is
+        # left.
+        check("the killed run's ranks are gone (its lock is free)",
+              lock_comes_free(directory / ".lock"))
     index = (directory / "index.yaml").read_text() if (directory / "index.yaml").exists() else ""
     check("the index lists checkpoint 4 and not the unfinished 8",
           "t00004.h5" in index and "t00008.h5" not in index, index)
