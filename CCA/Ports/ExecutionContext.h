@@ -29,8 +29,11 @@ namespace tessera {
 struct TilingOptions {
   bool enabled = false;
   // scheduler.streaming_stores: kernels that write arrays whole, row by
-  // row, may use streaming stores (StreamingStores.h) on the host.
-  bool streamingStores = true;
+  // row, may use streaming stores (StreamingStores.h) on the host. Off
+  // unless asked for: the PRK's sweeps, their one user, ran up to 25 %
+  // slower with them than with ordinary stores on an AMD EPYC of family 26
+  // (7 of 8 cases; docs/benchmarks.md, 2026-11-27).
+  bool streamingStores = false;
   std::size_t scratchpadBytes = 65536;        // a device's software-managed memory
   std::size_t cacheBytes = hostCacheBytes();  // what a host tile fits (chooseHostTile)
   std::optional<IntVector> tile;              // explicit shape; otherwise chosen per kernel

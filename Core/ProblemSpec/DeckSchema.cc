@@ -104,7 +104,7 @@ Schema schedulerSchema() {
                 "mode), staged in scratch on a device (sync and async; default true)")
       .optional("streaming_stores", VT::Bool,
                 "let kernels write arrays they write whole with streaming stores on the "
-                "host, bypassing the caches (default true)")
+                "host, bypassing the caches (default false)")
       .optional("cache_bytes", VT::Int, "the per-core cache a host tile fits (default: L2)")
       .range("cache_bytes", 64)
       .optional("tile", VT::TileSpec, "kernel tile size, or auto")

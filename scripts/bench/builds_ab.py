@@ -14,8 +14,12 @@ fused Burgers loop), so that a change of the machine's speed shows too.
 on 1 rank (1 core; the GEMM: 2 threads) or --ranks ranks of 1 core (a
 change to what moves between ranks shows only there).
 
+For the PRK, --before-set / --after-set KEY=VALUE (repeatable) add deck
+settings to either side: with the same build on both, a setting's A/B
+(e.g. --after-set scheduler.streaming_stores=true).
+
 usage: scripts/bench/builds_ab.py --problem prk --before build-before --after build
-       [--runs 5] [--mode async] [--small] [--ranks 2]
+       [--runs 5] [--mode async] [--small] [--ranks 2] [--before-set K=V] [--after-set K=V]
 A benchmark, not a test: it asserts nothing about time.
 """
 import argparse
@@ -50,8 +54,10 @@ def prk_runs(args, tmp, builds):
                                                                r)[::2])
         for name, build in builds.items():
             options = types.SimpleNamespace(build=build, huge_pages=1)
-            runs[(case, name)] = (lambda o=options, a=axes, n=n, p=p, r=r:
-                                  stencil.run_prk(o, tmp, args.mode, args.ranks, a, n, p, r)[::2])
+            sets = args.before_set if name == "before" else args.after_set
+            runs[(case, name)] = (lambda o=options, a=axes, n=n, p=p, r=r, s=sets:
+                                  stencil.run_prk(o, tmp, args.mode, args.ranks, a, n, p, r,
+                                                  s)[::2])
     return runs
 
 
@@ -94,7 +100,12 @@ def main():
                          help="MPI ranks of one core each (1: one core; the GEMM: 2 threads)")
     options.add_argument("--steps", type=int, default=20,
                          help="Burgers only: timesteps per run (burgers.py's 20 by default)")
+    for side in ("before", "after"):
+        options.add_argument(f"--{side}-set", action="append", default=[], metavar="KEY=VALUE",
+                             help=f"PRK only: a deck setting for the {side} runs (repeatable)")
     args = options.parse_args()
+    if (args.before_set or args.after_set) and args.problem != "prk":
+        sys.exit("--before-set and --after-set are for --problem prk")
     if args.runs < 5 and not args.small:
         sys.exit("--runs must be at least 5")
     builds = {"before": args.before.resolve(), "after": args.after.resolve()}

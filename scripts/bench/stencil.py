@@ -208,7 +208,8 @@ def prk_result(stdout, what):
     return float(found.group(1)), float(found.group(2)), tuple(d.group(1) for d in digests)
 
 
-def run_prk(args, tmp, mode, ranks, axes, n, patches, radius):
+def run_prk(args, tmp, mode, ranks, axes, n, patches, radius, sets=()):
+    """sets: more deck settings (KEY=VALUE), e.g. for builds_ab.py --after-set."""
     size = f"[{n},{n},1]" if axes == 2 else f"[{n},{n},{n}]"
     layout = f"[{patches},{patches},1]" if axes == 2 else f"[{patches},{patches},{patches}]"
     upper = f"[{n}.0,{n}.0,1.0]" if axes == 2 else f"[{n}.0,{n}.0,{n}.0]"
@@ -218,6 +219,7 @@ def run_prk(args, tmp, mode, ranks, axes, n, patches, radius):
         "--set", f"grid.level.resolution={size}", "--set", f"grid.level.upper={upper}",
         "--set", f"grid.level.patches={layout}", "--set", f"stencil.radius={radius}",
         "--set", f"time.max_timesteps={PRK_SWEEPS}",
+        *[arg for setting in sets for arg in ("--set", setting)],
         str(PRK_DECKS[axes])]
     env = dict(os.environ, OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
     return prk_result(run(cmd, env, tmp), " ".join(cmd))

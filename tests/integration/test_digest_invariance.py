@@ -61,10 +61,10 @@ CONFIGURATIONS = [
     (2, ["scheduler.type=async", "scheduler.tiling=false"]),
     (1, ["scheduler.type=sync", "scheduler.tiling=false"]),
     (1, ["scheduler.type=host", "scheduler.tiling=false"]),
-    # Ordinary stores where kernels would stream whole rows, and cache
-    # blocks of a few rows (the PRK's 3D sweep blocks where its planes do
-    # not fit scheduler.cache_bytes).
-    (1, ["scheduler.streaming_stores=false"]),
+    # Streaming stores where kernels write whole rows (off by default), and
+    # cache blocks of a few rows (the PRK's 3D sweep blocks where its planes
+    # do not fit scheduler.cache_bytes).
+    (1, ["scheduler.streaming_stores=true"]),
     (2, ["scheduler.type=host", "scheduler.cache_bytes=4096"]),
     # async with its control thread at work during kernels, and without.
     (2, ["scheduler.type=async", "scheduler.control_thread=always"]),
@@ -90,7 +90,7 @@ QUICK = [
     (1, ["scheduler.patch_groups=false", "scheduler.type=host"]),
     (2, ["scheduler.type=async", "scheduler.control_thread=always"]),
     (1, ["scheduler.type=async", "scheduler.patch_groups=false"]),
-    (1, ["scheduler.streaming_stores=false"]),
+    (1, ["scheduler.streaming_stores=true"]),
     (2, ["scheduler.type=host", "scheduler.cache_bytes=4096"]),
 ]
 QUICK_THREADED = [
