@@ -184,8 +184,12 @@ class ExecutionContext {
       // on 128^3, two ranks): docs/benchmarks.md.
       int stripRows = 0;
       if (m_tiling.enabled && m_space == Space::Device && ghost >= 2) {
-        StencilFootprint footprint{static_cast<int>(NumInputs), static_cast<int>(NumOutputs),
-                                   ghost, sizeof(T)};
+        // Only the outputs that are inputs keep planes aside (an accumulated
+        // output is written where it is).
+        int aliasedOutputs = 0;
+        for (std::size_t n = 0; n < NumOutputs; ++n)
+          aliasedOutputs += outputsOverlapInputs(in, StencilOutputs<T, 1>{{out[n]}}) ? 1 : 0;
+        StencilFootprint footprint{static_cast<int>(NumInputs), aliasedOutputs, ghost, sizeof(T)};
         footprint.outputPlanesAside = ghost + 1;
         stripRows = cacheBlockRows(box.size(), footprint);
       }
