@@ -16,6 +16,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -186,9 +187,9 @@ class ExecutionContext {
       if (m_tiling.enabled && m_space == Space::Device && ghost >= 2) {
         // Only the outputs that are inputs keep planes aside (an accumulated
         // output is written where it is).
-        int aliasedOutputs = 0;
-        for (std::size_t n = 0; n < NumOutputs; ++n)
-          aliasedOutputs += outputsOverlapInputs(in, StencilOutputs<T, 1>{{out[n]}}) ? 1 : 0;
+        const auto aliased = outputsAliasingInputs(in, out);
+        const int aliasedOutputs =
+            static_cast<int>(std::count(aliased.data(), aliased.data() + NumOutputs, true));
         StencilFootprint footprint{static_cast<int>(NumInputs), aliasedOutputs, ghost, sizeof(T)};
         footprint.outputPlanesAside = ghost + 1;
         stripRows = cacheBlockRows(box.size(), footprint);

@@ -306,6 +306,17 @@ bool outputsOverlapInputs(const StencilInputs<T, NumInputs>& in,
   return false;
 }
 
+// For each output, whether it shares memory with an input (and so waits
+// aside in an in-place sweep; the others are written where they are).
+template <class T, std::size_t NumInputs, std::size_t NumOutputs>
+Kokkos::Array<bool, NumOutputs> outputsAliasingInputs(const StencilInputs<T, NumInputs>& in,
+                                                      const StencilOutputs<T, NumOutputs>& out) {
+  Kokkos::Array<bool, NumOutputs> aliased;
+  for (std::size_t n = 0; n < NumOutputs; ++n)
+    aliased[n] = outputsOverlapInputs(in, StencilOutputs<T, 1>{{out[n]}});
+  return aliased;
+}
+
 // A stencil whose outputs are its inputs, updated in place with the same
 // bits as into other arrays. On the host, each thread sweeps a slab of z
 // planes and computes plane k into a ring of ghost + 1 planes aside; plane
@@ -367,9 +378,7 @@ void inPlaceStencilFor(const std::string& label, const ExecSpace& space, const B
     // Only the outputs that overlap an input wait aside; the others (an
     // accumulation `out += ...` into a variable no neighbour reads) are
     // updated where they are.
-    Kokkos::Array<bool, NumOutputs> aliased;
-    for (std::size_t n = 0; n < NumOutputs; ++n)
-      aliased[n] = outputsOverlapInputs(in, StencilOutputs<T, 1>{{out[n]}});
+    const Kokkos::Array<bool, NumOutputs> aliased = outputsAliasingInputs(in, out);
     const auto planeOf = [=](int s, int slot, int k) {
       StencilOutputs<T, NumOutputs> plane = out;
       for (std::size_t n = 0; n < NumOutputs; ++n) {
