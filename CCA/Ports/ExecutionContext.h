@@ -8,6 +8,7 @@
 #include "Core/Grid/Box.h"
 #include "Core/Grid/PatchGroup.h"
 #include "Core/Parallel/LoopHelpers.h"
+#include "Core/Parallel/LaggedUpdateSweep.h"
 #include "Core/Parallel/StencilLoops.h"
 #include "Core/Parallel/StreamingStores.h"
 #include "Core/Parallel/TileChooser.h"
@@ -213,6 +214,24 @@ class ExecutionContext {
     const IntVector tile = tileFor(box, footprint);
     m_tiles += tiledStencilFor(m_label, Kokkos::DefaultExecutionSpace(), box, ghost, tile, in, out,
                                body, rowEnds);
+  }
+
+  // A sweep over the x rows of `box` that changes its input in place, one
+  // cell at a time: body(j, k) computes row (j, k) reading rows up to
+  // `reach` away (in y and z) of the input, update(j, k) then changes that
+  // row of the input alone, once every body that reads it is done
+  // (laggedUpdateSweep: one pass instead of two, and the same bits). On a
+  // CPU, where the scheduler tiles, in strips of y rows whose planes stay in
+  // the cache.
+  template <class Body, class Update>
+  void sweepUpdatingInput(const Box& box, const StencilFootprint& footprint, const Body& body,
+                          const Update& update) {
+    count(box);
+    const TraceScope traced(m_trace, "sweepUpdatingInput", "kernel");
+    const int stripRows = m_tiling.enabled ? cacheBlockRows(box.size(), footprint) : 0;
+    onSpace([&](const auto& space) {
+      laggedUpdateSweep(m_label, space, box, footprint.ghost, stripRows, body, update);
+    });
   }
 
   void fence() const {

@@ -137,10 +137,49 @@ void prkSweep(ExecutionContext& exec, const Box& box, const Box& active,
   });
 }
 
+// The same sweep with `in` in its old storage (computesVarInPlace): each
+// row of `in` gains 1 as soon as the stencil has read it for the last time,
+// while it is still in the cache (laggedUpdateSweep). 32 bytes per point
+// streamed instead of 40: `in` read once and written back, `out` read and
+// written; the same bits.
+template <int R, int Axes>
+void prkSweepInPlace(ExecutionContext& exec, const Box& box, const Box& active,
+                     const CellArray<double>& in, const CellArray<double>& out,
+                     const StarWeights& s) {
+  const PrkStar<R, Axes> star{in, out, s.w};
+  const Box updated = box.intersection(active);
+  const IntVector lo = updated.lo(), hi = updated.hi();
+  const int loX = box.lo().x, hiX = box.hi().x;
+  exec.sweepUpdatingInput(
+      box, {1, 1, R, sizeof(double)},
+      KOKKOS_LAMBDA(int j, int k) {
+        if (j < lo.y || j >= hi.y || k < lo.z || k >= hi.z) return;
+        TESSERA_SIMD
+        for (int i = lo.x; i < hi.x; ++i)
+          out(i, j, k) = star(i, j, k);
+      },
+      KOKKOS_LAMBDA(int j, int k) {
+        TESSERA_SIMD
+        for (int i = loX; i < hiX; ++i)
+          in(i, j, k) += 1.0;
+      });
+}
+
 template <int Axes>
 void prkSweepOfRadius(int r, ExecutionContext& exec, const Box& box, const Box& active,
                       const CellArray<const double>& inOld, const CellArray<double>& inNew,
                       const CellArray<double>& out, const StarWeights& s) {
+  const bool inPlace =
+      outputsOverlapInputs(StencilInputs<double, 1>{{inOld}}, StencilOutputs<double, 1>{{inNew}});
+  if (inPlace) {
+    switch (r) {
+      case 1: prkSweepInPlace<1, Axes>(exec, box, active, inNew, out, s); break;
+      case 2: prkSweepInPlace<2, Axes>(exec, box, active, inNew, out, s); break;
+      case 3: prkSweepInPlace<3, Axes>(exec, box, active, inNew, out, s); break;
+      default: prkSweepInPlace<4, Axes>(exec, box, active, inNew, out, s); break;
+    }
+    return;
+  }
   switch (r) {
     case 1: prkSweep<1, Axes>(exec, box, active, inOld, inNew, out, s); break;
     case 2: prkSweep<2, Axes>(exec, box, active, inOld, inNew, out, s); break;
@@ -188,7 +227,8 @@ void PrkKernel::scheduleComputeStableTimestep(const Level& level, Scheduler& sch
 void PrkKernel::scheduleTimeAdvance(const Level& level, Scheduler& sched) {
   Task task("Stencil::prk::sweep", this, &PrkKernel::sweep);
   task.requiresVar(Task::OldDW, m_in, Ghost::AroundFaces, m_parameters.radius);
-  task.computesVar(m_in);
+  // In the old in's storage where the graph allows (prkSweepInPlace).
+  task.computesVarInPlace(m_in);
   // out accumulates: carried forward and updated in place, as the PRK does.
   task.modifiesVar(Task::OldDW, m_out);
   sched.addTask(std::move(task), level.eachPatch());

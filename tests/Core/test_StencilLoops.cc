@@ -3,10 +3,13 @@
 // the same bits in every cell, writes nothing outside the box, and counts its
 // tiles; cells beyond the ends of the rows are written once per row
 // (rowEnds) whichever way. An output that is also the input is updated in
-// place with the same bits (inPlaceStencilFor), in any number of slabs. The
-// box has negative lower indices, like extra and ghost cells.
+// place with the same bits (inPlaceStencilFor), in any number of slabs; so
+// is an input changed cell by cell after the stencil's last read
+// (laggedUpdateSweep), in any number of slabs and strips. The box has
+// negative lower indices, like extra and ghost cells.
 #include <gtest/gtest.h>
 
+#include "Core/Parallel/LaggedUpdateSweep.h"
 #include "Core/Parallel/StencilLoops.h"
 #include "Core/Util/Error.h"
 
@@ -313,6 +316,79 @@ TYPED_TEST(StencilLoopsTest, InPlaceLeavesAnOutputThatIsNoInputWhereItIs) {
     EXPECT_TRUE(sameBits(v, expectedU)) << slabs << " slabs";
     EXPECT_TRUE(sameBits(w, expectedAcc)) << slabs << " slabs";
   }
+}
+
+// The PRK's sweep by rows: out += a star of `in` reaching R rows and planes
+// (and R cells along the row), then in = f(in) cell by cell, with in
+// changed in place as soon as no later row reads it.
+template <int R>
+struct StarRow {
+  CellArray<const double> in;
+  CellArray<double> out;
+  int loX, hiX;
+  KOKKOS_INLINE_FUNCTION void operator()(int j, int k) const {
+    for (int i = loX; i < hiX; ++i) {
+      double sum = out(i, j, k) + 0.5 * in(i, j, k);
+      for (int d = 1; d <= R; ++d)
+        sum += 0.1 * d * (in(i + d, j, k) - 0.3 * in(i - d, j, k)) +
+               0.07 / d * (in(i, j + d, k) - 0.6 * in(i, j - d, k)) +
+               0.05 * d * (in(i, j, k + d) - 0.4 * in(i, j, k - d));
+      out(i, j, k) = sum;  // a second call for the row would add again
+    }
+  }
+};
+
+struct ShiftRow {
+  CellArray<double> in;
+  int loX, hiX;
+  KOKKOS_INLINE_FUNCTION void operator()(int j, int k) const {
+    for (int i = loX; i < hiX; ++i)
+      in(i, j, k) = 1.5 * in(i, j, k) + 1.0;
+  }
+};
+
+template <int R, class Space>
+void expectLaggedUpdateMatchesTwoPasses(const Space& space) {
+  // One plane (swept along y), a few planes, several slabs of interior
+  // planes; 17 rows, so strips of 1 (narrower than R) and more.
+  for (const int planes : {1, R, 2 * R + 1, 4 * R + 3, 23}) {
+    const Box box({-3, -2, -1}, {9, 15, -1 + planes});
+    const Box halo = box.grow(R);
+    const Field in0 = makeInput(0, halo);
+    const Field out0 = makeInput(1, halo);
+    Field expectedIn = in0;
+    Field expectedOut = out0;
+    const StarRow<R> body{in0.constArray(), expectedOut.array(), box.lo().x, box.hi().x};
+    const ShiftRow update{expectedIn.array(), box.lo().x, box.hi().x};
+    box.forEachCell([&](const IntVector& c) {
+      if (c.x == box.lo().x) body(c.y, c.z);
+    });
+    box.forEachCell([&](const IntVector& c) {
+      if (c.x == box.lo().x) update(c.y, c.z);
+    });
+    for (const int slabs : {0, 1, 2, 3, 7}) {
+      for (const int strip : {0, 1, 5, 9}) {
+        SCOPED_TRACE("r " + std::to_string(R) + ", " + std::to_string(planes) + " planes, " +
+                     std::to_string(slabs) + " slabs, strips of " + std::to_string(strip));
+        Field in = in0;
+        Field out = out0;
+        laggedUpdateSweep("lagged", space, box, R, strip,
+                          StarRow<R>{in.constArray(), out.array(), box.lo().x, box.hi().x},
+                          ShiftRow{in.array(), box.lo().x, box.hi().x}, slabs);
+        space.fence();
+        EXPECT_TRUE(sameBits(out, expectedOut));
+        EXPECT_TRUE(sameBits(in, expectedIn));  // ghost cells untouched, each row once
+      }
+    }
+  }
+}
+
+TYPED_TEST(StencilLoopsTest, LaggedUpdateMatchesTwoPassesForEveryRadiusSlabAndStrip) {
+  const TypeParam space;
+  expectLaggedUpdateMatchesTwoPasses<1>(space);
+  expectLaggedUpdateMatchesTwoPasses<2>(space);
+  expectLaggedUpdateMatchesTwoPasses<3>(space);
+  expectLaggedUpdateMatchesTwoPasses<4>(space);
 }
 
 TEST(StencilLoopsOverlap, SeparateArraysDoNotOverlapWindowsOnOneDo) {
