@@ -1,6 +1,7 @@
 // HostScheduler on 1-4 ranks: ghost cells from the old and the new warehouse
 // (periodic or with extra cells) arrive with the right values in every cell,
-// and reductions give the same bits as a serial loop in patch-id order.
+// and reductions give the same bits as a serial loop in patch-id order;
+// what other ranks wait for (a reduction's contributions) runs first.
 // Every rank checks its own patches; counts are summed over ranks so that
 // rank 0 reports a failure seen anywhere.
 #include <gtest/gtest.h>
@@ -320,6 +321,54 @@ TEST_P(HostSchedulerTest, SumsAreExactAndMinimaMatchOnEveryRank) {
   EXPECT_EQ(globalSum(readersWrong), 0);
   EXPECT_EQ(globalSum(readersRun), numPatches);
   EXPECT_EQ(globalSum(scheduler.stats().reductions), 2 * m_world.size());
+}
+
+// What other ranks wait for runs first, when it can without waiting: a
+// task contributing to a reduction declared after an independent one runs
+// before it (its reduction is posted, not waited for, before the other
+// task), and the reduction still comes out right.
+TEST_P(HostSchedulerTest, ReductionContributorsRunBeforeIndependentWork) {
+  VarLabelRegistry labels;
+  const VarLabel* x = labels.create<CCVariable<double>>("X");
+  const VarLabel* total = labels.create<SumVariable<double>>("total");
+  std::vector<std::string> ran;
+  HostScheduler scheduler(m_world);
+  scheduler.beginGraph("order");
+  scheduler.addTask(
+      std::move(Task(
+                    "work",
+                    [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
+                        ExecutionContext&) {
+                      dw.allocateAndPut<double>(x, patch).fill(1.0);
+                      ran.push_back("work");
+                    },
+                    Task::Kind::Host)
+                    .computesVar(x)),
+      level().eachPatch());
+  scheduler.addTask(
+      std::move(
+          Task(
+              "contribute",
+              [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw, ExecutionContext&) {
+                dw.put(SumVariable<double>(patch.id() + 1.0), total, patch);
+                ran.push_back("contribute");
+              },
+              Task::Kind::Host)
+              .computesVar(total)),
+      level().eachPatch());
+  const CompiledGraph graph = scheduler.compile(m_grid, m_ranks);
+  OnDemandDataWarehouse oldDW("OldDW", 0, 0.0, 0.0);
+  OnDemandDataWarehouse newDW("NewDW", 1, 0.0, 0.0);
+  scheduler.execute(graph, oldDW, newDW);
+
+  const auto firstWork = std::find(ran.begin(), ran.end(), "work");
+  const auto lastContribution = std::find(ran.rbegin(), ran.rend(), "contribute");
+  const bool contributionsFirst =
+      lastContribution == ran.rend() || firstWork == ran.end() ||
+      lastContribution.base() - 1 < firstWork;
+  EXPECT_EQ(globalSum(contributionsFirst ? 0 : 1), 0) << "rank " << m_world.rank();
+  const int n = level().numPatches();
+  EXPECT_EQ(newDW.getReduction<SumVariable<double>>(total).get(), n * (n + 1) / 2.0);
 }
 
 TEST_P(HostSchedulerTest, GraphCompiledForAnotherRankIsRejected) {

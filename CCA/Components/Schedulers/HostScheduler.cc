@@ -5,6 +5,8 @@
 #include "Core/Parallel/LoopHelpers.h"
 
 #include <algorithm>
+#include <set>
+#include <vector>
 
 namespace tessera {
 
@@ -20,6 +22,19 @@ HostScheduler::HostScheduler(const Communicator& world, const SchedulerOptions& 
         return blocked;
       }()) {}
 
+namespace {
+
+// What other ranks wait for: a reduction, a task that contributes to one,
+// a task whose outputs are sent.
+bool othersWaitFor(const DetailedTask& node, const std::vector<DetailedTask>& nodes) {
+  if (node.kind == DetailedTask::Kind::Reduction || !node.sendsToRelease.empty()) return true;
+  return std::any_of(node.successors.begin(), node.successors.end(), [&](int id) {
+    return nodes[static_cast<std::size_t>(id)].kind == DetailedTask::Kind::Reduction;
+  });
+}
+
+}  // namespace
+
 void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
                            OnDemandDataWarehouse& newDW) {
   TraceTrack* const track = mainTrack();
@@ -29,31 +44,91 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
   const auto idle = [&] {
     if (watchdog.expired()) watchdogFail(state, watchdog.limitSeconds(), m_comm.rank());
   };
+  const std::vector<DetailedTask>& nodes = graph.detailedTasks;
+  // Ready tasks other ranks wait for, in graph order; reductions in graph
+  // order, the order every rank posts them in.
+  std::set<int> urgent;
+  std::vector<int> reductions;
+  std::size_t nextReduction = 0;
+  const auto release = [&](const std::vector<int>& ready) {
+    for (const int id : ready)
+      if (othersWaitFor(nodes[static_cast<std::size_t>(id)], nodes)) urgent.insert(id);
+  };
+  const auto progressReductions = [&] {
+    const std::vector<int> done = state.progressReductions();
+    for (const int id : done)
+      release(state.finish(id));
+    return !done.empty();
+  };
+  // An urgent task that can run without waiting, or -1.
+  const auto takeUrgent = [&] {
+    for (const int id : urgent) {
+      const DetailedTask& node = nodes[static_cast<std::size_t>(id)];
+      const bool runnable = node.kind == DetailedTask::Kind::Reduction
+                                ? nextReduction < reductions.size() && reductions[nextReduction] == id
+                                : state.inputsArrived(node);
+      if (runnable) return id;
+    }
+    return -1;
+  };
+  std::vector<bool> started(nodes.size(), false);
+  const auto run = [&](const DetailedTask& node) {
+    started[static_cast<std::size_t>(node.id)] = true;
+    state.markStarted(node.id);
+    urgent.erase(node.id);
+    if (node.kind == DetailedTask::Kind::Reduction) {
+      // Finished when every rank's contributions are in (progressReductions).
+      state.postReduction(node);
+      ++nextReduction;
+      return;
+    }
+    state.performFills(node);
+    state.recordSeconds(node.id,
+                        runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track));
+    release(state.finish(node.id));
+    state.progressMessages();
+    watchdog.progressed();
+  };
   try {
     state.start();
-    for (const DetailedTask& node : graph.detailedTasks) {
-      if (node.kind == DetailedTask::Kind::Reduction) {
-        state.postReduction(node);
+    for (const DetailedTask& node : nodes) {
+      if (node.kind == DetailedTask::Kind::Reduction) reductions.push_back(node.id);
+      if (state.isReady(node.id) && othersWaitFor(node, nodes)) urgent.insert(node.id);
+    }
+    // Graph order, except that what other ranks wait for runs as soon as it
+    // can without waiting: a rank that is ahead then posts its part of a
+    // reduction and its sends early, and does not wait at the reduction
+    // for the others before its own kernels. Only the first task in graph
+    // order not yet started is waited for, as before, so nothing can
+    // deadlock: every rank waits only for what comes earlier in that order.
+    for (std::size_t next = 0;;) {
+      progressReductions();
+      while (next < nodes.size() && started[next])
+        ++next;
+      if (next == nodes.size()) break;
+      if (const int id = takeUrgent(); id >= 0) {
+        run(nodes[static_cast<std::size_t>(id)]);
+        continue;
+      }
+      const DetailedTask& node = nodes[next];
+      if (!state.isReady(node.id)) {  // it reads a reduction's result
         const ScopedTimer waiting(m_stats.waitSeconds);
         const TraceScope traced(track, "wait: reduction", "wait", node.id);
-        while (true) {
-          const auto done = state.progressReductions();
-          if (std::find(done.begin(), done.end(), node.id) != done.end()) break;
-          if (!state.progressMessages()) idle();
-        }
-      } else {
-        if (!state.inputsArrived(node)) {
-          const ScopedTimer waiting(m_stats.waitSeconds);
-          const TraceScope traced(track, "wait: messages", "wait", node.id);
-          state.waitForInputs(node, idle);
-        }
-        state.performFills(node);
-        state.recordSeconds(
-            node.id, runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track));
+        while (!state.isReady(node.id))
+          if (!progressReductions() && !state.progressMessages()) idle();
       }
-      state.finish(node.id);
-      state.progressMessages();
-      watchdog.progressed();
+      if (node.kind != DetailedTask::Kind::Reduction && !state.inputsArrived(node)) {
+        const ScopedTimer waiting(m_stats.waitSeconds);
+        const TraceScope traced(track, "wait: messages", "wait", node.id);
+        state.waitForInputs(node, idle);
+      }
+      run(node);
+    }
+    if (state.reductionsPending()) {
+      const ScopedTimer waiting(m_stats.waitSeconds);
+      const TraceScope traced(track, "wait: reduction", "wait");
+      while (state.reductionsPending())
+        if (!progressReductions() && !state.progressMessages()) idle();
     }
     const ScopedTimer waiting(m_stats.waitSeconds);
     const TraceScope traced(track, "wait: last sends", "wait");
