@@ -45,7 +45,10 @@ per active point). Beside it in every round:
 --only heat or --only prk runs one half.
 
 The runs are interleaved (every configuration once per round) so that a
-noisy neighbour slows all of them alike; median and best of --runs rounds.
+noisy neighbour slows all of them alike; median and best of --runs rounds,
+and for sus beside its reference both the ratio of the medians and the
+median of each round's ratio (round_ratio: the steadier of the two where
+the machine drifts between rounds).
 Writes stencil.json and, with matplotlib (Debian: python3-matplotlib), a
 PNG bar chart stencil.png into --out (docs/bench; bench-results with
 --quick), and prints markdown tables for docs/benchmarks.md.
@@ -125,6 +128,14 @@ def digest_of(stdout, what):
     if not found:
         sys.exit(f"{what}: no digest in its output:\n{stdout}")
     return found.group(1)
+
+
+def round_ratio(samples, references):
+    """The median over rounds of each round's sample / reference. Each round runs
+    both within seconds of each other, so the machine's drift between rounds
+    (15k to 28k MFlops/s for one PRK case on two ranks within one run here)
+    cancels in each ratio, where it moves the ratio of the two medians."""
+    return statistics.median(a / b for a, b in zip(samples, references))
 
 
 def run_sus_heat(args, tmp, mode, ranks, resolution, patches, radius, extra=()):
@@ -423,6 +434,8 @@ def main():
                                                        results["fused"]["median"])
                     results[mode]["ratio_to_reference"] = (results[mode]["median"] /
                                                            results["reference"]["median"])
+                    results[mode]["round_ratio_to_fused"] = round_ratio(
+                        heat[(core, n, p, r, mode)], heat[(core, n, p, r, "fused")])
                 summary["heat"].append({"resolution": n, "patches_per_axis": p,
                                         "patch_cells": n // p, "radius": r, "cores": core,
                                         "results": results})
@@ -439,6 +452,8 @@ def main():
         for mode in MODES:
             results[mode]["ratio_to_reference"] = (results[mode]["median"] /
                                                    results["reference"]["median"])
+            results[mode]["round_ratio_to_reference"] = round_ratio(
+                [x[0] for x in prk[(key, mode)]], [x[0] for x in prk[(key, "reference")]])
         summary["prk"].append({"axes": axes, "resolution": n, "patches_per_axis": p,
                                "radius": r, "cores": core, "sweeps": PRK_SWEEPS,
                                "results": results})
@@ -460,22 +475,25 @@ def main():
     print(f"\nHeat, cell updates/s over steps {WARMUP + 1}-{WARMUP + STEPS}, median and best of "
           f"{runs} interleaved runs ({BYTES_PER_CELL_UPDATE_ASSUMED})\n")
     print("| cells | patches | r | cores | configuration | median | best | sus / fused | "
-          "sus / blocks | median / limit |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "per round | sus / blocks | median / limit |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     labels = {"fused": "hand-written, one array", "reference": "hand-written blocks"}
     for row in summary["heat"]:
         for name in REFERENCES + MODES:
             result = row["results"][name]
             label = labels.get(name, f"sus {name}")
             fused = f"{result['ratio_to_fused']:.3f}" if name in MODES else ""
+            rounds = f"{result['round_ratio_to_fused']:.3f}" if name in MODES else ""
             blocks = f"{result['ratio_to_reference']:.3f}" if name in MODES else ""
             print(f"| {row['resolution']}^3 | {row['patch_cells']}^3 | {row['radius']} | "
                   f"{row['cores']} | {label} | {sci(result['median'])} | {sci(result['best'])} | "
-                  f"{fused} | {blocks} | {result['fraction_of_limit']:.2f} |")
+                  f"{fused} | {rounds} | {blocks} | {result['fraction_of_limit']:.2f} |")
     print(f"\nPRK Stencil, {PRK_SWEEPS - 1} timed sweeps, the PRK's MFlops/s, median and best "
-          f"of {runs} interleaved runs; sus / reference of the medians\n")
-    print("| problem | r | ranks | configuration | median | best | Avg time (s) | sus / reference |")
-    print("|---|---|---|---|---|---|---|---|")
+          f"of {runs} interleaved runs; sus / reference of the medians, and the median of "
+          f"each round's ratio\n")
+    print("| problem | r | ranks | configuration | median | best | Avg time (s) | sus / reference "
+          "| per round |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in summary["prk"]:
         problem = (f"2D {row['resolution']}^2" if row["axes"] == 2
                    else f"3D {row['resolution']}^3")
@@ -483,9 +501,10 @@ def main():
             result = row["results"][name]
             label = "prk-reference" if name == "reference" else f"sus {name}"
             ratio = f"{result['ratio_to_reference']:.3f}" if name in MODES else ""
+            rounds = f"{result['round_ratio_to_reference']:.3f}" if name in MODES else ""
             print(f"| {problem} | {row['radius']} | {row['cores']} | {label} | "
                   f"{result['median']:.1f} | {result['best']:.1f} | "
-                  f"{result['avg_time_seconds_median']:.6f} | {ratio} |")
+                  f"{result['avg_time_seconds_median']:.6f} | {ratio} | {rounds} |")
     print()
     all_identical = True
     for problem, found in {**summary["heat_digests"], **summary["prk_digests"]}.items():
