@@ -12,6 +12,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace tessera {
