@@ -96,6 +96,34 @@ void prkRows(ExecutionContext& exec, const Box& box, const Box& block,
       });
 }
 
+// prkSweep with `in` in its old storage (computesVarInPlace): each
+// row of `in` gains 1 as soon as the stencil has read it for the last time,
+// while it is still in the cache (laggedUpdateSweep). 32 bytes per point
+// streamed instead of 40: `in` read once and written back, `out` read and
+// written; the same bits.
+template <int R, int Axes>
+void prkSweepInPlace(ExecutionContext& exec, const Box& box, const Box& active,
+                     const CellArray<double>& in, const CellArray<double>& out,
+                     const StarWeights& s) {
+  const PrkStar<R, Axes> star{in, out, s.w};
+  const Box updated = box.intersection(active);
+  const IntVector lo = updated.lo(), hi = updated.hi();
+  const int loX = box.lo().x, hiX = box.hi().x;
+  exec.sweepUpdatingInput(
+      box, {1, 1, R, sizeof(double)},
+      KOKKOS_LAMBDA(int j, int k) {
+        if (j < lo.y || j >= hi.y || k < lo.z || k >= hi.z) return;
+        TESSERA_SIMD
+        for (int i = lo.x; i < hi.x; ++i)
+          out(i, j, k) = star(i, j, k);
+      },
+      KOKKOS_LAMBDA(int j, int k) {
+        TESSERA_SIMD
+        for (int i = loX; i < hiX; ++i)
+          in(i, j, k) += 1.0;
+      });
+}
+
 // One PRK sweep over `box`: out += sum_j w_j (in(+j) - in(-j)) along each
 // axis at the active points, in += 1 everywhere. `out` is the old output
 // carried forward and updated in place (40 bytes per point streamed, as
@@ -104,11 +132,16 @@ void prkRows(ExecutionContext& exec, const Box& box, const Box& block,
 // the stencil's loop has no test per point and vectorises (the same
 // arithmetic, in the same order, as one loop with a test: the same bits);
 // the rest of the active rows is written with each row, the planes and
-// rows outside them by a loop of their own.
+// rows outside them by a loop of their own. Where the new `in` is the old
+// one's storage, prkSweepInPlace instead.
 template <int R, int Axes>
 void prkSweep(ExecutionContext& exec, const Box& box, const Box& active,
               const CellArray<const double>& inOld, const CellArray<double>& inNew,
               const CellArray<double>& out, const StarWeights& s) {
+  if (outputsOverlapInputs(StencilInputs<double, 1>{{inOld}}, StencilOutputs<double, 1>{{inNew}})) {
+    prkSweepInPlace<R, Axes>(exec, box, active, inNew, out, s);  // the old in's storage
+    return;
+  }
   const PrkStar<R, Axes> star{inOld, out, s.w};
   const Box updated = box.intersection(active);
   // The active rows span x from the box's lo to its hi; only the points
@@ -137,49 +170,10 @@ void prkSweep(ExecutionContext& exec, const Box& box, const Box& active,
   });
 }
 
-// The same sweep with `in` in its old storage (computesVarInPlace): each
-// row of `in` gains 1 as soon as the stencil has read it for the last time,
-// while it is still in the cache (laggedUpdateSweep). 32 bytes per point
-// streamed instead of 40: `in` read once and written back, `out` read and
-// written; the same bits.
-template <int R, int Axes>
-void prkSweepInPlace(ExecutionContext& exec, const Box& box, const Box& active,
-                     const CellArray<double>& in, const CellArray<double>& out,
-                     const StarWeights& s) {
-  const PrkStar<R, Axes> star{in, out, s.w};
-  const Box updated = box.intersection(active);
-  const IntVector lo = updated.lo(), hi = updated.hi();
-  const int loX = box.lo().x, hiX = box.hi().x;
-  exec.sweepUpdatingInput(
-      box, {1, 1, R, sizeof(double)},
-      KOKKOS_LAMBDA(int j, int k) {
-        if (j < lo.y || j >= hi.y || k < lo.z || k >= hi.z) return;
-        TESSERA_SIMD
-        for (int i = lo.x; i < hi.x; ++i)
-          out(i, j, k) = star(i, j, k);
-      },
-      KOKKOS_LAMBDA(int j, int k) {
-        TESSERA_SIMD
-        for (int i = loX; i < hiX; ++i)
-          in(i, j, k) += 1.0;
-      });
-}
-
 template <int Axes>
 void prkSweepOfRadius(int r, ExecutionContext& exec, const Box& box, const Box& active,
                       const CellArray<const double>& inOld, const CellArray<double>& inNew,
                       const CellArray<double>& out, const StarWeights& s) {
-  const bool inPlace =
-      outputsOverlapInputs(StencilInputs<double, 1>{{inOld}}, StencilOutputs<double, 1>{{inNew}});
-  if (inPlace) {
-    switch (r) {
-      case 1: prkSweepInPlace<1, Axes>(exec, box, active, inNew, out, s); break;
-      case 2: prkSweepInPlace<2, Axes>(exec, box, active, inNew, out, s); break;
-      case 3: prkSweepInPlace<3, Axes>(exec, box, active, inNew, out, s); break;
-      default: prkSweepInPlace<4, Axes>(exec, box, active, inNew, out, s); break;
-    }
-    return;
-  }
   switch (r) {
     case 1: prkSweep<1, Axes>(exec, box, active, inOld, inNew, out, s); break;
     case 2: prkSweep<2, Axes>(exec, box, active, inOld, inNew, out, s); break;

@@ -78,17 +78,18 @@ void laggedUpdateSweep(const std::string& label, const ExecSpace& space, const B
             // by the next strip), and the strip before's last reach.
             const int ua = t == 0 ? sLo : std::max(sLo, a - reach);
             const int ub = t == strips - 1 ? b : std::max(sLo, b - reach);
+            const auto updateRows = [&](int done) {
+              for (int q = ua; q < ub; ++q)
+                row(rowUpdate, done, q);
+            };
             for (int o = o0; o < o1; ++o) {
               for (int q = a; q < b; ++q)
                 row(rowBody, o, q);
               const int done = o - reach;  // plane o was the last to read it
-              if (done >= first && done < last)
-                for (int q = ua; q < ub; ++q)
-                  row(rowUpdate, done, q);
+              if (done >= first && done < last) updateRows(done);
             }
             for (int done = std::max(first, o1 - reach); done < last; ++done)
-              for (int q = ua; q < ub; ++q)
-                row(rowUpdate, done, q);
+              updateRows(done);
           }
         });
     if (slabs == 1) return;

@@ -72,6 +72,7 @@ class ExecutionState {
   // ---- dependencies ----
   bool isReady(int id) const { return m_dependencies.isReady(id); }
   void markStarted(int id) { m_dependencies.markStarted(id); }
+  bool started(int id) const { return m_dependencies.started(id); }
   // Records a finished task: releases successors and posts the sends it
   // completes. Returns the successors that became ready.
   std::vector<int> finish(int id);

@@ -24,10 +24,11 @@ HostScheduler::HostScheduler(const Communicator& world, const SchedulerOptions& 
 
 namespace {
 
-// What other ranks wait for: a reduction, a task that contributes to one,
-// a task whose outputs are sent.
+// A task other ranks wait for: one that contributes to a reduction, or
+// whose outputs are sent.
 bool othersWaitFor(const DetailedTask& node, const std::vector<DetailedTask>& nodes) {
-  if (node.kind == DetailedTask::Kind::Reduction || !node.sendsToRelease.empty()) return true;
+  if (node.kind == DetailedTask::Kind::Reduction) return false;  // posted in graph order
+  if (!node.sendsToRelease.empty()) return true;
   return std::any_of(node.successors.begin(), node.successors.end(), [&](int id) {
     return nodes[static_cast<std::size_t>(id)].kind == DetailedTask::Kind::Reduction;
   });
@@ -45,9 +46,9 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
     if (watchdog.expired()) watchdogFail(state, watchdog.limitSeconds(), m_comm.rank());
   };
   const std::vector<DetailedTask>& nodes = graph.detailedTasks;
-  // Ready tasks other ranks wait for, in graph order; reductions in graph
-  // order, the order every rank posts them in.
+  // Ready tasks other ranks wait for, in graph order.
   std::set<int> urgent;
+  // Reductions are collective: every rank posts them in graph order.
   std::vector<int> reductions;
   std::size_t nextReduction = 0;
   const auto release = [&](const std::vector<int>& ready) {
@@ -60,34 +61,30 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
       release(state.finish(id));
     return !done.empty();
   };
-  // An urgent task that can run without waiting, or -1.
-  const auto takeUrgent = [&] {
-    for (const int id : urgent) {
-      const DetailedTask& node = nodes[static_cast<std::size_t>(id)];
-      const bool runnable = node.kind == DetailedTask::Kind::Reduction
-                                ? nextReduction < reductions.size() && reductions[nextReduction] == id
-                                : state.inputsArrived(node);
-      if (runnable) return id;
-    }
-    return -1;
-  };
-  std::vector<bool> started(nodes.size(), false);
   const auto run = [&](const DetailedTask& node) {
-    started[static_cast<std::size_t>(node.id)] = true;
     state.markStarted(node.id);
-    urgent.erase(node.id);
     if (node.kind == DetailedTask::Kind::Reduction) {
       // Finished when every rank's contributions are in (progressReductions).
       state.postReduction(node);
-      ++nextReduction;
       return;
     }
+    urgent.erase(node.id);
     state.performFills(node);
     state.recordSeconds(node.id,
                         runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track));
     release(state.finish(node.id));
     state.progressMessages();
     watchdog.progressed();
+  };
+  const auto postReadyReductions = [&] {
+    while (nextReduction < reductions.size() && state.isReady(reductions[nextReduction]))
+      run(nodes[static_cast<std::size_t>(reductions[nextReduction++])]);
+  };
+  // An urgent task whose messages are here, or -1.
+  const auto takeUrgent = [&] {
+    for (const int id : urgent)
+      if (state.inputsArrived(nodes[static_cast<std::size_t>(id)])) return id;
+    return -1;
   };
   try {
     state.start();
@@ -103,7 +100,8 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
     // deadlock: every rank waits only for what comes earlier in that order.
     for (std::size_t next = 0;;) {
       progressReductions();
-      while (next < nodes.size() && started[next])
+      postReadyReductions();
+      while (next < nodes.size() && state.started(nodes[next].id))
         ++next;
       if (next == nodes.size()) break;
       if (const int id = takeUrgent(); id >= 0) {
@@ -116,8 +114,9 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
         const TraceScope traced(track, "wait: reduction", "wait", node.id);
         while (!state.isReady(node.id))
           if (!progressReductions() && !state.progressMessages()) idle();
+        continue;  // the reductions it released come first
       }
-      if (node.kind != DetailedTask::Kind::Reduction && !state.inputsArrived(node)) {
+      if (!state.inputsArrived(node)) {
         const ScopedTimer waiting(m_stats.waitSeconds);
         const TraceScope traced(track, "wait: messages", "wait", node.id);
         state.waitForInputs(node, idle);

@@ -18,6 +18,7 @@ class TaskDependencies {
            !m_started[static_cast<std::size_t>(id)];
   }
   void markStarted(int id) { m_started[static_cast<std::size_t>(id)] = true; }
+  bool started(int id) const { return m_started[static_cast<std::size_t>(id)]; }
   // Records a finished task; returns the successors that became ready.
   std::vector<int> finish(int id);
   bool finished(int id) const { return m_done[static_cast<std::size_t>(id)]; }
