@@ -1,10 +1,12 @@
 #include "Core/Parallel/Communicator.h"
+#include "Core/Util/HugePageArena.h"
 #include "Core/Util/HugePages.h"
 #include "Core/Util/Logger.h"
 #include "Core/Util/Timer.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -64,6 +66,43 @@ TEST(HugePages, AdvisedMemoryKeepsItsData) {
   for (std::size_t i = 0; i < bytes; i += 4093)
     wrong += block[i] != 7;
   EXPECT_EQ(wrong, 0);
+}
+
+TEST(HugePageArena, BuffersAreDisjointLinesAndKeptWhileTheirSizesAre) {
+  HugePageArena arena;
+  const std::vector<std::size_t> sizes{512 * 1024, 0, 1, 100, 300 * 1024};
+  arena.layout(sizes);
+  ASSERT_EQ(arena.size(), sizes.size());
+  EXPECT_EQ(arena.data(1), nullptr);
+  // Large enough to be worth huge pages: the allocation starts on one.
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(arena.data(0)) % kHugePageBytes, 0u);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_EQ(arena.bytes(i), sizes[i]);
+    if (sizes[i] == 0) continue;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(arena.data(i)) % 64, 0u) << i;
+    std::memset(arena.data(i), static_cast<int>(i + 1), sizes[i]);
+  }
+  // Each buffer kept its own bytes: none overlaps another.
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    for (std::size_t b = 0; b < sizes[i]; b += 997)
+      ASSERT_EQ(static_cast<int>(arena.data(i)[b]), static_cast<int>(i + 1)) << i << " " << b;
+  // The same sizes again (the next execution of the same graph): the same
+  // storage, data and all.
+  std::byte* const first = arena.data(0);
+  arena.layout(sizes);
+  EXPECT_EQ(arena.data(0), first);
+  EXPECT_EQ(static_cast<int>(arena.data(4)[1000]), 5);
+  // Smaller sizes: laid out again in the storage it has.
+  arena.layout({64, 64});
+  ASSERT_EQ(arena.size(), 2u);
+  EXPECT_EQ(arena.data(0), first);
+  EXPECT_EQ(arena.data(1) - arena.data(0), 64);
+  // More than it holds: new storage.
+  arena.layout({8u << 20});
+  ASSERT_NE(arena.data(0), nullptr);
+  arena.data(0)[(8u << 20) - 1] = std::byte{3};
+  arena.layout({});
+  EXPECT_EQ(arena.size(), 0u);
 }
 
 TEST(Timer, MeasuresElapsedTime) {

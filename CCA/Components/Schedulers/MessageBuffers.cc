@@ -26,12 +26,15 @@ void MessageBuffers::prepare(const CompiledGraph& graph) {
     if (m.kind == Message::Kind::Cells) return m.bytes;
     return sent && m.block.copy ? m.bytes : std::size_t{0};
   };
-  receives.resize(graph.receives.size());
-  for (std::size_t r = 0; r < graph.receives.size(); ++r)
-    receives[r].resize(packedBytes(graph.receives[r], false));
-  sends.resize(graph.sends.size());
-  for (std::size_t s = 0; s < graph.sends.size(); ++s)
-    sends[s].resize(packedBytes(graph.sends[s], true));
+  const auto sizes = [&](const std::vector<Message>& messages, bool sent) {
+    std::vector<std::size_t> bytes;
+    bytes.reserve(messages.size());
+    for (const Message& m : messages)
+      bytes.push_back(packedBytes(m, sent));
+    return bytes;
+  };
+  receives.layout(sizes(graph.receives, false));
+  sends.layout(sizes(graph.sends, true));
   staging.resize(graph.fills.size());
   laterStaging.resize(graph.fills.size());
   blockSlots.resize(graph.blockSlotBytes.size());
@@ -47,8 +50,12 @@ void MessageBuffers::setAside(std::vector<MPI_Request> requests,
                               std::vector<std::shared_ptr<const void>> keepAlive) {
   requests.erase(std::remove(requests.begin(), requests.end(), MPI_REQUEST_NULL), requests.end());
   if (requests.empty()) return;
-  SetAside entry{std::move(requests), {}, std::move(keepAlive)};
-  for (auto* group : {&receives, &sends, &blockSlots, &blockSums}) {
+  SetAside entry{std::move(requests), {}, {}, std::move(keepAlive)};
+  for (HugePageArena* arena : {&receives, &sends}) {
+    entry.arenas.push_back(std::move(*arena));
+    *arena = HugePageArena();
+  }
+  for (auto* group : {&blockSlots, &blockSums}) {
     for (std::vector<std::byte>& buffer : *group)
       entry.buffers.push_back(std::move(buffer));
     group->clear();

@@ -12,6 +12,7 @@
 
 #include "CCA/Components/Schedulers/CompiledGraph.h"
 #include "Core/Grid/Variables/GridVariableBase.h"
+#include "Core/Util/HugePageArena.h"
 
 #include <mpi.h>
 
@@ -24,11 +25,15 @@ namespace tessera {
 struct MessageBuffers {
   // Per message: a send's packed data (ghost cells, a copied block; empty
   // for a block sent from its storage), a receive's landing place (ghost
-  // cells; empty for a block, which lands in a slot).
-  std::vector<std::vector<std::byte>> receives;
-  std::vector<std::vector<std::byte>> sends;
+  // cells; empty for a block, which lands in a slot). In huge pages, which
+  // halve the time of a large message's copy between ranks (HugePageArena.h).
+  HugePageArena receives;
+  HugePageArena sends;
   // Block variables: receive buffers reused across messages (slots), and
-  // array sums.
+  // array sums. Not in huge pages: the GEMM's multiply read its blocks
+  // 15-20 % slower from slots in huge pages (4096^3 on two ranks,
+  // docs/benchmarks.md), physically contiguous rows a power of two apart
+  // meeting in the same cache sets.
   std::vector<std::vector<std::byte>> blockSlots;
   std::vector<std::vector<std::byte>> blockSums;
   // Per ghost fill of a finer patch: the coarse cells its coarse-fine ghost
@@ -56,6 +61,7 @@ struct MessageBuffers {
  private:
   struct SetAside {
     std::vector<MPI_Request> requests;
+    std::vector<HugePageArena> arenas;
     std::vector<std::vector<std::byte>> buffers;
     std::vector<std::shared_ptr<const void>> keepAlive;
   };

@@ -71,7 +71,7 @@ std::byte* MessageExchange::receiveBuffer(int index) const {
   const Message& message = m_graph.receives[static_cast<std::size_t>(index)];
   if (message.kind == Message::Kind::Block)
     return m_buffers.blockSlots[static_cast<std::size_t>(message.block.slot)].data();
-  return m_buffers.receives[static_cast<std::size_t>(index)].data();
+  return m_buffers.receives.data(static_cast<std::size_t>(index));
 }
 
 void MessageExchange::postReceive(int index) {
@@ -94,7 +94,7 @@ void MessageExchange::postReceive(int index) {
 void MessageExchange::packCells(int index) {
   const ScopedTimer packing(m_context.stats.packSeconds);
   const Message& message = m_graph.sends[static_cast<std::size_t>(index)];
-  std::byte* buffer = m_buffers.sends[static_cast<std::size_t>(index)].data();
+  std::byte* buffer = m_buffers.sends.data(static_cast<std::size_t>(index));
   for (const GhostPiece& piece : message.pieces) {
     const Patch& source = m_graph.grid->patchById(piece.sourcePatch);
     const auto var = dw(piece.dw).findGridVariable(piece.label, source);
@@ -129,8 +129,8 @@ const std::byte* MessageExchange::blockData(int index) {
     return data;
   }
   const ScopedTimer packing(m_context.stats.packSeconds);
-  std::memcpy(m_buffers.sends[s].data(), data, m_graph.sends[s].bytes);
-  return m_buffers.sends[s].data();
+  std::memcpy(m_buffers.sends.data(s), data, m_graph.sends[s].bytes);
+  return m_buffers.sends.data(s);
 }
 
 void MessageExchange::postSend(int index) {
@@ -146,7 +146,7 @@ void MessageExchange::postSend(int index) {
   const std::byte* data = nullptr;
   if (cells) {
     packCells(index);
-    data = m_buffers.sends[s].data();
+    data = m_buffers.sends.data(s);
   } else {
     data = blockData(index);
   }
