@@ -236,8 +236,22 @@ struct Star {
   }
 };
 
-template <int R, class Space>
-void expectInPlaceMatchesTwoArrays(const Space& space) {
+// A stencil that reads the edges of its cube too (y and z at once), which
+// a star leaves out: an old value is read by rows up to R away in y of
+// the plane R on, so it goes back no sooner.
+template <int R>
+struct StarAndEdges {
+  KOKKOS_INLINE_FUNCTION void operator()(int i, int j, int k, const StencilInputs<double, 1>& in,
+                                         const StencilOutputs<double, 1>& out) const {
+    const CellArray<const double>& u = in[0];
+    Star<R>{}(i, j, k, in, out);
+    out[0](i, j, k) += 0.01 * (u(i, j + R, k - R) - 0.7 * u(i, j - R, k + R)) +
+                       0.02 * (u(i, j - R, k - R) + 0.3 * u(i, j + R, k + R));
+  }
+};
+
+template <int R, class Space, class Body = Star<R>>
+void expectInPlaceMatchesTwoArrays(const Space& space, const Body& stencil = Body{}) {
   // From one plane (every plane at both ends of its slab) to several slabs
   // of interior planes.
   for (const int planes : {1, R, 2 * R + 1, 4 * R + 3, 23}) {
@@ -249,7 +263,7 @@ void expectInPlaceMatchesTwoArrays(const Space& space) {
     // must leave everywhere, the ghost cells and the row ends included.
     Field expected = u;
     stencilFor("two arrays", space, box, in, StencilOutputs<double, 1>{{expected.array()}},
-               Star<R>{}, rowEnds);
+               stencil, rowEnds);
     space.fence();
     for (const int slabs : {0, 1, 2, 3, 7}) {
       for (const int strip : {0, 1, 5, 9}) {
@@ -259,7 +273,7 @@ void expectInPlaceMatchesTwoArrays(const Space& space) {
         const StencilInputs<double, 1> self{{v.constArray()}};
         const StencilOutputs<double, 1> selfOut{{v.array()}};
         ASSERT_TRUE(outputsOverlapInputs(self, selfOut));
-        inPlaceStencilFor("in place", space, box, R, self, selfOut, Star<R>{}, rowEnds, slabs,
+        inPlaceStencilFor("in place", space, box, R, self, selfOut, stencil, rowEnds, slabs,
                           strip);
         space.fence();
         EXPECT_TRUE(sameBits(v, expected));
@@ -269,7 +283,7 @@ void expectInPlaceMatchesTwoArrays(const Space& space) {
     Field w = u;
     tiledStencilFor("tiled, in place", space, box, R, IntVector{4, 3, 2},
                     StencilInputs<double, 1>{{w.constArray()}},
-                    StencilOutputs<double, 1>{{w.array()}}, Star<R>{}, rowEnds);
+                    StencilOutputs<double, 1>{{w.array()}}, stencil, rowEnds);
     space.fence();
     EXPECT_TRUE(sameBits(w, expected)) << "tiled, r " << R << ", " << planes << " planes";
   }
@@ -281,6 +295,8 @@ TYPED_TEST(StencilLoopsTest, InPlaceMatchesTwoArraysForEveryRadiusAndSlabCount) 
   expectInPlaceMatchesTwoArrays<2>(space);
   expectInPlaceMatchesTwoArrays<3>(space);
   expectInPlaceMatchesTwoArrays<4>(space);
+  expectInPlaceMatchesTwoArrays<1>(space, StarAndEdges<1>{});
+  expectInPlaceMatchesTwoArrays<3>(space, StarAndEdges<3>{});
 }
 
 // The PRK's shape: `out += star(in)` into a variable no neighbour reads,
