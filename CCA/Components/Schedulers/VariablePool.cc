@@ -61,6 +61,13 @@ std::shared_ptr<BlockData> VariablePool::takeBlock(const VarLabel* label, int bl
   return data;
 }
 
+void VariablePool::release() {
+  const std::lock_guard<std::mutex> lock(m_mutex);
+  m_grid.clear();
+  m_perPatch.clear();
+  m_blocks.clear();
+}
+
 std::size_t VariablePool::size() const {
   const std::lock_guard<std::mutex> lock(m_mutex);
   return m_grid.size() + m_perPatch.size() + m_blocks.size();

@@ -41,6 +41,8 @@ class VariablePool {
   std::shared_ptr<BlockData> takeBlock(const VarLabel* label, int block, const BlockExtent& extent,
                                        std::size_t elementBytes);
   std::size_t size() const;
+  // Drops everything it keeps (the storage goes back to the allocator).
+  void release();
 
  private:
   mutable std::mutex m_mutex;

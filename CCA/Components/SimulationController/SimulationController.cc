@@ -427,6 +427,12 @@ RunResult SimulationController::run(const RunOptions& options) {
   const auto moveState = [&](std::optional<Grid> next, std::vector<int> nextRanks,
                              const char* compileSpan) {
     const Grid& target = next ? *next : grid;
+    // The step before's values are read no more: their storage (the old
+    // warehouse's, and what the pool keeps) goes back to the allocator
+    // first, so that the transfer's new variables reuse its pages instead
+    // of faulting in new ones.
+    oldDW.reset();
+    pool->release();
     auto nextPool = std::make_shared<VariablePool>();
     auto moved = std::make_unique<OnDemandDataWarehouse>("NewDW", newDW->timestep(), newDW->time(),
                                                          newDW->delT(), nextPool);
@@ -448,7 +454,7 @@ RunResult SimulationController::run(const RunOptions& options) {
     report.counts = {static_cast<std::int64_t>(sums[0]), static_cast<std::int64_t>(sums[1]),
                      static_cast<std::int64_t>(sums[2]), static_cast<std::int64_t>(sums[3])};
     // Kept until the graph below has run: its reductions go on (keepReductionsOf).
-    const std::unique_ptr<OnDemandDataWarehouse> previous = std::move(newDW);
+    std::unique_ptr<OnDemandDataWarehouse> previous = std::move(newDW);
     oldDW = std::make_unique<OnDemandDataWarehouse>("OldDW", step, time, 0.0, nextPool);
     if (next) grid = std::move(*next);
     patchRanks = std::move(nextRanks);
@@ -462,6 +468,11 @@ RunResult SimulationController::run(const RunOptions& options) {
     });
     sched.execute(sched.compile(grid, patchRanks), *oldDW, *moved);
     moved->keepReductionsOf(*previous);
+    // The old grid's storage (this warehouse and, through it, the old pool
+    // the retired one handed its variables to) goes back to the allocator
+    // now, before the next timestep's storage is reserved below: those
+    // allocations then reuse its pages instead of faulting in new ones.
+    previous.reset();
     newDW = std::move(moved);
     const Timer compileTimer;
     {
