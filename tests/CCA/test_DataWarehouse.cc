@@ -320,6 +320,20 @@ TEST_F(DataWarehouseTest, RecycledPerPatchValuesAreHandedOutOnce) {
   EXPECT_THROW(next.recycledPerPatch<double>(m_flag, patch(3)), Error);
 }
 
+TEST_F(DataWarehouseTest, AReleasedPoolKeepsNothingToHandOut) {
+  const auto pool = std::make_shared<VariablePool>();
+  {
+    OnDemandDataWarehouse old("NewDW", 1, 0.1, 0.1, pool);
+    old.allocateAndPut<double>(m_u, patch(0));
+    old.put(PerPatch<int>(42), m_flag, patch(3));
+  }
+  ASSERT_EQ(pool->size(), 2u);
+  pool->release();  // a regrid, before its transfer allocates
+  EXPECT_EQ(pool->size(), 0u);
+  OnDemandDataWarehouse next("NewDW", 2, 0.2, 0.1, pool);
+  EXPECT_FALSE(next.recycledPerPatch<int>(m_flag, patch(3)).has_value());
+}
+
 TEST_F(DataWarehouseTest, ReservedStorageIsZeroedAndTakenByTheFirstAllocation) {
   const auto pool = std::make_shared<VariablePool>();
   OnDemandDataWarehouse dw("NewDW", 1, 0.1, 0.1, pool);
