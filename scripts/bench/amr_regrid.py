@@ -137,7 +137,8 @@ def main():
             in_steps = f"{ratios['regrid_in_steps']:.2f}" if costs else "no regrid changed the levels"
             print(f"| {ranks} | {refined} / {uniform} | wall {ratios['wall']:.3f} (best {ratios['wall_best']:.3f}) "
                   f"| updates {ratios['updates']:.3f} | L2 {ratios['l2']:.3f} | max {ratios['max']:.3f} |")
-            print(f"|   |   regrids changing the levels: {len(costs)}, median {ratios['regrid_ms_median']} ms "
+            median = f"{ratios['regrid_ms_median']:.3g}" if costs else "-"
+            print(f"|   |   regrids changing the levels: {len(costs)}, median {median} ms "
                   f"= {in_steps} timesteps of {1e3 * step:.3g} ms | | | | |")
         rows.append(row)
     write_results(args.out, "amr_regrid_subcycled" if args.subcycle else "amr_regrid",
