@@ -30,10 +30,10 @@ struct MessageBuffers {
   HugePageArena receives;
   HugePageArena sends;
   // Block variables: receive buffers reused across messages (slots), and
-  // array sums. Not in huge pages: the GEMM's multiply read its blocks
-  // 15-20 % slower from slots in huge pages (4096^3 on two ranks,
-  // docs/benchmarks.md), physically contiguous rows a power of two apart
-  // meeting in the same cache sets.
+  // array sums. Not in huge pages: the GEMM ran 19-24 % slower with its
+  // slots in huge pages (4096^3 on two ranks, its multiply's kernels, not
+  // its messages: docs/benchmarks.md), likely physically contiguous rows a
+  // power of two apart meeting in the same cache sets.
   std::vector<std::vector<std::byte>> blockSlots;
   std::vector<std::vector<std::byte>> blockSums;
   // Per ghost fill of a finer patch: the coarse cells its coarse-fine ghost
