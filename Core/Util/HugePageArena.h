@@ -29,19 +29,20 @@ class HugePageArena {
   // between graphs must not fault in new pages each time); the same sizes
   // as before find their data where it was.
   void layout(const std::vector<std::size_t>& sizes) {
+    if (sizes == m_sizes) return;  // the same graph again: nothing moves
     m_sizes = sizes;
     m_offsets.assign(sizes.size(), 0);
     std::size_t total = 0;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       m_offsets[i] = total;
-      total += (sizes[i] + kLine - 1) / kLine * kLine;
+      total += roundUp(sizes[i], kLine);
     }
     if (total <= m_capacity) return;
     // Below a quarter of a huge page the rounding would cost more than the
     // pages save.
     const std::size_t alignment = total >= kHugePageBytes / 4 ? kHugePageBytes : kLine;
-    const std::size_t bytes = (total + alignment - 1) / alignment * alignment;
-    m_storage.reset();
+    const std::size_t bytes = roundUp(total, alignment);
+    m_storage.reset();  // freed before the larger allocation, not after
     m_capacity = 0;
     m_storage.reset(static_cast<std::byte*>(std::aligned_alloc(alignment, bytes)));
     if (!m_storage) throw std::bad_alloc();
@@ -58,6 +59,9 @@ class HugePageArena {
 
  private:
   static constexpr std::size_t kLine = 64;
+  static constexpr std::size_t roundUp(std::size_t bytes, std::size_t multiple) {
+    return (bytes + multiple - 1) / multiple * multiple;
+  }
   struct Free {
     void operator()(std::byte* p) const { std::free(p); }
   };
