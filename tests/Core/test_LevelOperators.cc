@@ -252,3 +252,40 @@ TEST(LevelOperators, LabelsNameTheirOperatorsAndVariablesApplyThem) {
   CCVariable<float> other(coarse.box(), "other");
   EXPECT_THROW(fine.refineFrom(other, fineBox, r, RefineOp::Linear), Error);
 }
+
+// The host's refinement at ratio 2 runs a row of coarse cells at a time
+// (LevelOperators.h, refineRatio2Inline; along y for an x face): bitwise the
+// kernel's RefineCell on every kind of box a coarse-fine fill refines
+// (one-cell-thick faces along each axis, boxes starting at odd and negative
+// cells, rows longer than a run), on data with jumps, plateaus and extrema,
+// which take each branch of the limiter.
+TEST(LevelOperators, RowsAtRatio2GiveTheKernelsBits) {
+  const IntVector r{2, 2, 2};
+  const std::vector<Box> boxes{
+      Box({-3, 2, 5}, {7, 9, 12}),     Box({5, -4, -4}, {6, 14, 14}),  // an x face
+      Box({-4, 7, -4}, {14, 8, 14}),   Box({-4, -4, 0}, {14, 14, 1}),  // y and z faces
+      Box({-7, -1, 3}, {-6, 1, 4}),    Box({-9, 0, 0}, {75, 3, 2}),    // rows past a run
+      Box({1, 1, 1}, {2, 2, 2}),       Box({0, 3, -1}, {2, 5, 3}),
+      Box({3, -41, 0}, {4, 40, 2}),    Box({5, -3, 1}, {7, 4, 2})};  // a long x face
+  for (const RefineOp op : {RefineOp::Linear, RefineOp::LimitedLinear}) {
+    for (const Box& fineBox : boxes) {
+      SCOPED_TRACE(std::string(refineOpName(op)) + " " + std::to_string(fineBox.lo().x) + " " +
+                   std::to_string(fineBox.hi().x));
+      CCVariable<double> coarse(refineFootprint(fineBox, r, op), "coarse");
+      coarse.box().forEachCell([&](const IntVector& c) {
+        const double wave = std::sin(0.9 * c.x + 0.4 * c.y * c.y - 0.3 * c.z);
+        coarse(c) = (c.x + c.y) % 3 == 0 ? 1.0 : (c.z % 4 == 0 ? wave : wave + 4.0 * (c.y > 2));
+      });
+      CCVariable<double> inlineFine(fineBox, "fine");
+      inlineFine.refineFrom(coarse, fineBox, r, op);
+      Field kernel(fineBox);
+      refineCells(Host(), coarse.constArray(), kernel.array(), fineBox, r, op);
+      Host().fence();
+      int differing = 0;
+      fineBox.forEachCell([&](const IntVector& c) {
+        differing += std::memcmp(&inlineFine(c), &kernel.array()(c), sizeof(double)) != 0;
+      });
+      EXPECT_EQ(differing, 0);
+    }
+  }
+}

@@ -56,6 +56,18 @@ KOKKOS_INLINE_FUNCTION double mcSlope(double minus, double centre, double plus) 
   const double size = smaller(magnitude(central), bound);
   return central > 0.0 ? size : -size;
 }
+// mcSlope as one expression whose every part is computed and the result
+// selected: the same value, and a loop of them vectorises (a branch per
+// slope mispredicts on data with fronts).
+KOKKOS_INLINE_FUNCTION double mcSlopeSelected(double minus, double centre, double plus) {
+  const double left = centre - minus;
+  const double right = plus - centre;
+  const double central = 0.5 * (plus - minus);
+  const double bound = 2.0 * smaller(magnitude(left), magnitude(right));
+  const double size = smaller(magnitude(central), bound);
+  const double slope = central > 0.0 ? size : -size;
+  return left * right <= 0.0 ? 0.0 : slope;
+}
 }  // namespace detail
 
 // One fine cell refined from `coarse` (which holds refineFootprint): the
@@ -270,6 +282,79 @@ void coarsenCellsInline(const CellArray<const T>& fine, const CellArray<T>& coar
   }
 }
 
+// refineCellsInline at ratio 2 with slopes, a run of coarse cells along
+// axis A at a time (x; y for a box one coarse cell thick in x, as an x
+// face's ghost cells are): the run's slopes in a loop of their own (no
+// branch: it vectorises), then each fine row along A the run covers, two
+// fine cells per coarse cell, by RefineCell's expression (the same bits).
+template <int A, bool Limited, class T>
+void refineRatio2Inline(const CellArray<const T>& coarse, const CellArray<T>& fine,
+                        const Box& fineBox) {
+  static_assert(A == 0 || A == 1, "runs along x or y");
+  constexpr int B = 1 - A;  // the other axis of a plane
+  const Box parents = coarsen(fineBox, IntVector::uniform(2));
+  // RefineCell's offsets ((f - 2 c) + 1/2) / 2 - 1/2 of the two fine cells.
+  const double offset[2] = {0.5 / 2 - 0.5, 1.5 / 2 - 0.5};
+  const std::int64_t coarseStride[3] = {1, coarse.strideY(), coarse.strideZ()};
+  const std::int64_t along = coarseStride[A];
+  const std::int64_t fineAlong = A == 0 ? 1 : fine.strideY();
+  constexpr int kRun = 32;
+  double centre[kRun], sx[kRun], sy[kRun], sz[kRun];
+  const auto slope = [](double minus, double mid, double plus) {
+    return Limited ? detail::mcSlopeSelected(minus, mid, plus) : 0.5 * (plus - minus);
+  };
+  for (int ck = parents.lo().z; ck < parents.hi().z; ++ck) {
+    const int kLo = std::max(fineBox.lo().z, 2 * ck), kHi = std::min(fineBox.hi().z, 2 * ck + 2);
+    for (int cb = parents.lo()[B]; cb < parents.hi()[B]; ++cb) {
+      const int bLo = std::max(fineBox.lo()[B], 2 * cb);
+      const int bHi = std::min(fineBox.hi()[B], 2 * cb + 2);
+      for (int c0 = parents.lo()[A]; c0 < parents.hi()[A]; c0 += kRun) {
+        const int n = std::min(kRun, parents.hi()[A] - c0);
+        IntVector at{0, 0, ck};
+        at[A] = c0;
+        at[B] = cb;
+        const T* const mid = &coarse(at.x, at.y, at.z);
+        for (int c = 0; c < n; ++c) {
+          const T* const here = mid + c * along;
+          const double m = here[0];
+          centre[c] = m;
+          sx[c] = slope(here[-1], m, here[1]);
+          sy[c] = slope(here[-coarseStride[1]], m, here[coarseStride[1]]);
+          sz[c] = slope(here[-coarseStride[2]], m, here[coarseStride[2]]);
+        }
+        // The fine cells [first, last) of the run along A, counted from 2 c0.
+        const int first = std::max(fineBox.lo()[A], 2 * c0) - 2 * c0;
+        const int last = std::min(fineBox.hi()[A], 2 * (c0 + n)) - 2 * c0;
+        for (int k = kLo; k < kHi; ++k) {
+          const double oz = offset[k - 2 * ck];
+          for (int fb = bLo; fb < bHi; ++fb) {
+            const double across = offset[fb - 2 * cb];
+            IntVector f{0, 0, k};
+            f[A] = 2 * c0 + first;
+            f[B] = fb;
+            T* const row = &fine(f.x, f.y, f.z);  // fine cell `first` of the run
+            const auto value = [&](int c, double o) {
+              return A == 0 ? static_cast<T>(centre[c] + sx[c] * o + sy[c] * across + sz[c] * oz)
+                            : static_cast<T>(centre[c] + sx[c] * across + sy[c] * o + sz[c] * oz);
+            };
+            // A lone fine cell at either end, pairs between.
+            const int pairsFrom = (first + 1) / 2, pairsTo = last / 2;
+            if (first % 2 == 1) row[0] = value(first / 2, offset[1]);
+            T* const pairs = row + (2 * pairsFrom - first) * fineAlong;
+            for (int c = pairsFrom; c < pairsTo; ++c) {
+              T* const two = pairs + 2 * (c - pairsFrom) * fineAlong;
+              two[0] = value(c, offset[0]);
+              two[fineAlong] = value(c, offset[1]);
+            }
+            if (last % 2 == 1 && last - 1 >= first)
+              row[(last - 1 - first) * fineAlong] = value((last - 1) / 2, offset[0]);
+          }
+        }
+      }
+    }
+  }
+}
+
 // refineCells on the calling thread, coarse cell by coarse cell: each
 // coarse cell's slopes once for all its fine cells in `fineBox` (RefineCell
 // finds them again for each), every fine value by RefineCell's expression.
@@ -278,6 +363,19 @@ void refineCellsInline(const CellArray<const T>& coarse, const CellArray<T>& fin
                        const Box& fineBox, const IntVector& ratio, RefineOp op) {
   if (op == RefineOp::Constant) {
     forEachCellInline(fineBox, RefineCell<T>{coarse, fine, ratio, op});
+    return;
+  }
+  if (ratio == IntVector::uniform(2)) {
+    const Box parents = coarsen(fineBox, ratio);
+    const bool alongY = parents.size().x == 1 && parents.size().y > 1;
+    const bool limited = op == RefineOp::LimitedLinear;
+    if (alongY) {
+      limited ? refineRatio2Inline<1, true>(coarse, fine, fineBox)
+              : refineRatio2Inline<1, false>(coarse, fine, fineBox);
+    } else {
+      limited ? refineRatio2Inline<0, true>(coarse, fine, fineBox)
+              : refineRatio2Inline<0, false>(coarse, fine, fineBox);
+    }
     return;
   }
   const int rx = ratio.x, ry = ratio.y, rz = ratio.z;
