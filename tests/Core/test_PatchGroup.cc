@@ -212,3 +212,22 @@ TEST(CCVariableWindow, CopiesBetweenWindowsOfOneAllocationAreNoOpsOthersCopy) {
   EXPECT_EQ(var(3, 1, 1), 9.0);
   EXPECT_EQ(var(5, 1, 1), 5.0);
 }
+
+// A view of the storage reads cells past a window's own box that other
+// windows of the group hold (refining coarse-fine ghost cells from a coarse
+// group where its cells lie); a box leaving the allocation gets none.
+TEST(CCVariableWindow, ViewsOfTheStorageReachPastTheWindow) {
+  const Box whole({0, 0, 0}, {8, 6, 4});
+  CCVariable<double> var(whole);
+  whole.forEachCell([&](const IntVector& c) { var(c) = c.x + 10.0 * c.y + 100.0 * c.z; });
+  const auto left = var.window(Box({0, 0, 0}, {4, 6, 4}));
+  const Box across({2, 1, 1}, {7, 5, 3});  // half in the other window
+  const auto view =
+      std::dynamic_pointer_cast<const CCVariable<double>>(left->viewOfStorage(across));
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->box(), across);
+  EXPECT_EQ(view->storage(), var.storage());
+  across.forEachCell([&](const IntVector& c) { EXPECT_EQ((*view)(c), var(c)) << c; });
+  EXPECT_EQ(left->viewOfStorage(Box({-1, 0, 0}, {2, 2, 2})), nullptr);
+  EXPECT_EQ(left->viewOfStorage(whole.grow(1)), nullptr);
+}

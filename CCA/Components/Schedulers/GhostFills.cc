@@ -174,10 +174,36 @@ void repeatPastHeld(GridVariableBase& staging, const Box& held) {
   }
 }
 
+// The coarse cells of `fill` where they lie, when this rank holds them all
+// in one allocation (a patch group's), of one time and inside the domain:
+// refined from there, they need no staging array (copying them into one
+// cost as much as the refinement: docs/benchmarks.md). Null otherwise.
+std::shared_ptr<const GridVariableBase> GhostFills::coarseWhereItLies(const GhostFill& fill) {
+  if (fill.timeWeight > 0.0 || !fill.coarseRemotePieces.empty() ||
+      fill.staging != fill.stagingHeld || fill.coarseCopies.empty())
+    return nullptr;
+  const GridVariableBase* holder = nullptr;
+  for (const GhostPiece& piece : fill.coarseCopies) {
+    if (piece.offset != IntVector{0, 0, 0}) return nullptr;  // a periodic image
+    const GridVariableBase& source =
+        sourceOf(piece, warehouse(piece.dw), "coarse-fine ghost cells");
+    if (holder != nullptr && source.storage() != holder->storage()) return nullptr;
+    holder = &source;
+  }
+  // The pieces cover every cell the refinement reads (TaskGraph's plan
+  // checks): those cells of the allocation are the pieces' cells.
+  return holder->viewOfStorage(fill.staging);
+}
+
 void GhostFills::fillFromCoarser(int index, int taskId, GridVariableBase& destination) {
   // Its own span in a trace: the cross-level part of a fill.
   const TraceScope traced(m_context.trace, "refine from coarser level", "comm", taskId);
   const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
+  if (const auto coarse = coarseWhereItLies(fill)) {
+    for (const Box& box : fill.coarseFineBoxes)
+      destination.refineFrom(*coarse, box, fill.ratio, fill.refine);
+    return;
+  }
   const auto stagingOf = [&](std::vector<std::unique_ptr<GridVariableBase>>& buffers) {
     std::unique_ptr<GridVariableBase>& kept = buffers[static_cast<std::size_t>(index)];
     if (!kept || kept->box() != fill.staging) kept = destination.cloneEmpty(fill.staging);

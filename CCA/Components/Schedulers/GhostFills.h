@@ -80,6 +80,7 @@ class GhostFills {
   // refined into `destination` from the coarse cells gathered for them
   // (from the warehouse each piece names: another time's, when subcycling).
   void fillFromCoarser(int index, int taskId, GridVariableBase& destination);
+  std::shared_ptr<const GridVariableBase> coarseWhereItLies(const GhostFill& fill);
   // The task's averages from the finer level (CoarsenFill), into its patches' variables.
   void averageFromFiner(const DetailedTask& task);
   void makeEagerCopy(int index) const;

@@ -196,6 +196,13 @@ class CCVariable : public GridVariableBase {
   }
   bool isWindow() const override { return m_isWindow; }
   const void* storage() const override { return m_data.data(); }
+  std::shared_ptr<const GridVariableBase> viewOfStorage(const Box& box) const override {
+    if (!m_storageBox.contains(box)) return nullptr;
+    auto view = std::make_shared<CCVariable<T>>(*this);
+    view->m_box = box;
+    view->m_isWindow = true;
+    return view;
+  }
 
   std::uint64_t digest(const Box& region) const override {
     checkInside(region, "digest");

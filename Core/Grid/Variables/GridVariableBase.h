@@ -53,6 +53,10 @@ class GridVariableBase {
   virtual bool isWindow() const = 0;
   // The allocation's first byte: equal for windows on the same storage.
   virtual const void* storage() const = 0;
+  // A read-only variable over `box` on this one's allocation, which may
+  // reach past box() into the rest of it (a patch group's, whose other
+  // windows hold those cells); null where `box` leaves the allocation.
+  virtual std::shared_ptr<const GridVariableBase> viewOfStorage(const Box& box) const = 0;
 };
 
 }  // namespace tessera
