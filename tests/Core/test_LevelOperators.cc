@@ -244,6 +244,18 @@ TEST(LevelOperators, LabelsNameTheirOperatorsAndVariablesApplyThem) {
   parents.forEachCell([&](const IntVector& c) {
     EXPECT_NEAR(back(c), coarse(c), 1e-14 * (1 + std::fabs(coarse(c)))) << c;
   });
+  // Averages packed for another rank straight from the fine cells: the bits
+  // of coarsening into a variable, then packing it.
+  for (const CoarsenOp op : {CoarsenOp::Average, CoarsenOp::LowFaceX, CoarsenOp::HighFaceZ}) {
+    CCVariable<double> averaged(parents, "averaged");
+    averaged.coarsenFrom(fine, parents, r, op);
+    const std::size_t bytes = static_cast<std::size_t>(parents.volume()) * sizeof(double);
+    std::vector<std::byte> viaVariable(bytes), direct(bytes);
+    averaged.pack(parents, viaVariable.data());
+    fine.packCoarsened(parents, r, op, direct.data());
+    EXPECT_EQ(viaVariable, direct) << static_cast<int>(op);
+  }
+  EXPECT_THROW(fine.packCoarsened(parents.grow(1), r, CoarsenOp::Average, nullptr), Error);
   // Boxes the allocations do not hold, and another type.
   EXPECT_THROW(fine.refineFrom(coarse, fineBox.grow(2), r, RefineOp::Linear), Error);
   CCVariable<double> small(Box({0, 0, 0}, {2, 2, 2}), "small");

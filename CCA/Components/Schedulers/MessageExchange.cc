@@ -103,10 +103,8 @@ void MessageExchange::packCells(int index) {
                                                            << dw(piece.dw).name());
     if (piece.averaged) {
       // Fine cells averaged onto the coarse cells `sourceBox` (CoarsenFill).
-      const std::unique_ptr<GridVariableBase> averages = var->cloneEmpty(piece.sourceBox);
-      averages->coarsenFrom(*var, piece.sourceBox, source.level().refinementRatio(),
-                            piece.label->levelTransfer().coarsen);
-      averages->pack(piece.sourceBox, buffer + piece.byteOffset);
+      var->packCoarsened(piece.sourceBox, source.level().refinementRatio(),
+                         piece.label->levelTransfer().coarsen, buffer + piece.byteOffset);
       continue;
     }
     var->pack(piece.sourceBox, buffer + piece.byteOffset);

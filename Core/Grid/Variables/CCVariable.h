@@ -161,6 +161,14 @@ class CCVariable : public GridVariableBase {
     coarsenCellsInline<T>(typed->hostArray(), hostArray(), coarseBox, ratio, op);
   }
 
+  void packCoarsened(const Box& coarseBox, const IntVector& ratio, CoarsenOp op,
+                     std::byte* out) const override {
+    checkInside(refine(coarseBox, ratio), "packCoarsened");
+    // pack()'s layout: dense, x fastest.
+    coarsenCellsInline<T>(hostArray(), CellArray<T>(reinterpret_cast<T*>(out), coarseBox),
+                          coarseBox, ratio, op);
+  }
+
   void interpolateInTime(const GridVariableBase& later, const Box& region,
                          double weight) override {
     const auto* typed = dynamic_cast<const CCVariable<T>*>(&later);

@@ -36,6 +36,10 @@ class GridVariableBase {
                           const IntVector& ratio, RefineOp op) = 0;
   virtual void coarsenFrom(const GridVariableBase& fine, const Box& coarseBox,
                            const IntVector& ratio, CoarsenOp op) = 0;
+  // pack() of the coarse cells `coarseBox` that coarsenFrom(*this, ...)
+  // would make, averaged from the fine cells here straight into `out`.
+  virtual void packCoarsened(const Box& coarseBox, const IntVector& ratio, CoarsenOp op,
+                             std::byte* out) const = 0;
   // Between two times of one level (subcycling: docs/amr.md): the cells of
   // `region` here become (1 - weight) * here + weight * `later` (a variable
   // of the same type holding `region`); integer cells take the nearer time's value.
