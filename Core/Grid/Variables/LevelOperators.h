@@ -30,6 +30,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace tessera {
@@ -422,5 +423,19 @@ void refineCellsInline(const CellArray<const T>& coarse, const CellArray<T>& fin
     }
   }
 }
+
+// The host operators are compiled once, in LevelOperators.cc, for the cell
+// types variables hold: CCVariable's virtual functions would instantiate
+// them in every file that uses a variable (4 s of compilation per file for
+// their vectorised loops).
+#define TESSERA_HOST_LEVEL_OPERATORS(EXTERN, T)                                           \
+  EXTERN template void refineCellsInline<T>(const CellArray<const T>&, const CellArray<T>&, \
+                                            const Box&, const IntVector&, RefineOp);        \
+  EXTERN template void coarsenCellsInline<T>(const CellArray<const T>&, const CellArray<T>&,\
+                                             const Box&, const IntVector&, CoarsenOp);
+TESSERA_HOST_LEVEL_OPERATORS(extern, double)
+TESSERA_HOST_LEVEL_OPERATORS(extern, float)
+TESSERA_HOST_LEVEL_OPERATORS(extern, int)
+TESSERA_HOST_LEVEL_OPERATORS(extern, std::int64_t)
 
 }  // namespace tessera
