@@ -48,19 +48,9 @@ KOKKOS_INLINE_FUNCTION double magnitude(double v) {
 KOKKOS_INLINE_FUNCTION double smaller(double a, double b) {
   return a < b ? a : b;
 }
+// Every part computed and the result selected, no early return: a loop of
+// them vectorises (a branch per slope mispredicts on data with fronts).
 KOKKOS_INLINE_FUNCTION double mcSlope(double minus, double centre, double plus) {
-  const double left = centre - minus;
-  const double right = plus - centre;
-  if (left * right <= 0.0) return 0.0;
-  const double central = 0.5 * (plus - minus);
-  const double bound = 2.0 * smaller(magnitude(left), magnitude(right));
-  const double size = smaller(magnitude(central), bound);
-  return central > 0.0 ? size : -size;
-}
-// mcSlope as one expression whose every part is computed and the result
-// selected: the same value, and a loop of them vectorises (a branch per
-// slope mispredicts on data with fronts).
-KOKKOS_INLINE_FUNCTION double mcSlopeSelected(double minus, double centre, double plus) {
   const double left = centre - minus;
   const double right = plus - centre;
   const double central = 0.5 * (plus - minus);
@@ -302,7 +292,7 @@ void refineRatio2Inline(const CellArray<const T>& coarse, const CellArray<T>& fi
   constexpr int kRun = 32;
   double centre[kRun], sx[kRun], sy[kRun], sz[kRun];
   const auto slope = [](double minus, double mid, double plus) {
-    return Limited ? detail::mcSlopeSelected(minus, mid, plus) : 0.5 * (plus - minus);
+    return Limited ? detail::mcSlope(minus, mid, plus) : 0.5 * (plus - minus);
   };
   for (int ck = parents.lo().z; ck < parents.hi().z; ++ck) {
     const int kLo = std::max(fineBox.lo().z, 2 * ck), kHi = std::min(fineBox.hi().z, 2 * ck + 2);
