@@ -41,6 +41,24 @@ struct TilingOptions {
   std::optional<IntVector> tile;              // explicit shape; otherwise chosen per kernel
 };
 
+// What the runtime does with a stencil's output while the sweep goes: the
+// averages of a finer level's cells onto the level below, taken from each
+// slab of planes the sweep has just written, while it is in cache
+// (SweepAverager in the schedulers). A task's kernels reach a variable's
+// cells only through the ExecutionContext, so a kernel launched later over
+// cells already averaged tells the follower that they may change.
+class SweepFollower {
+ public:
+  virtual ~SweepFollower() = default;
+  // How many planes of `box` a sweep writing the array whose first cell is
+  // at `output` should finish at a time; 0 when nothing follows that array.
+  virtual int slabPlanes(const void* output, const Box& box) = 0;
+  // The sweep has written every cell of `slab` of the arrays it follows.
+  virtual void swept(const Box& slab) = 0;
+  // A kernel over `box` is about to run (null: over cells it does not say).
+  virtual void kernelOver(const Box* box) = 0;
+};
+
 class ExecutionContext {
  public:
   enum class Space { Device, Host };
@@ -73,9 +91,14 @@ class ExecutionContext {
     return chooseHostTile(extent, footprint, m_tiling.cacheBytes, 1).y;
   }
   // Counts a kernel a task launched itself (a library call, a team kernel).
-  void countKernel() { ++m_kernels; }
+  void countKernel() {
+    ++m_kernels;
+    if (m_follower != nullptr) m_follower->kernelOver(nullptr);
+  }
   // Records each kernel as a slice on `track` (sus --trace); null: off.
   void setTrace(TraceTrack* track) { m_trace = track; }
+  // The runtime's follower of stencil sweeps (null: none).
+  void setSweepFollower(SweepFollower* follower) { m_follower = follower; }
 
   // body(i, j, k) for every cell of `box`.
   template <class Body>
@@ -117,7 +140,7 @@ class ExecutionContext {
   template <class Body>
   void parallelFor(int begin, int end, const Body& body) {
     if (end <= begin) return;
-    ++m_kernels;
+    countKernel();
     const TraceScope traced(m_trace, "parallelFor", "kernel");
     onSpace([&](const auto& space) {
       using Space = std::decay_t<decltype(space)>;
@@ -131,8 +154,10 @@ class ExecutionContext {
   void parallelForBoxes(const Kokkos::Array<Box, N>& boxes, int count, const Body& body) {
     if (count <= 0) return;
     ++m_kernels;
-    for (int b = 0; b < count; ++b)
+    for (int b = 0; b < count; ++b) {
       m_cells += boxes[b].volume();
+      if (m_follower != nullptr) m_follower->kernelOver(&boxes[b]);
+    }
     const TraceScope traced(m_trace, "parallelForBoxes", "kernel");
     onSpace(
         [&](const auto& space) { tessera::parallelForBoxes(m_label, space, boxes, count, body); });
@@ -202,18 +227,39 @@ class ExecutionContext {
     }
     const bool tiled = m_tiling.enabled && m_space == Space::Device;
     const TraceScope traced(m_trace, tiled ? "tiled stencilFor" : "stencilFor", "kernel");
-    if (!tiled) {
-      if (!box.empty()) requireStencilHalo(m_label, box, ghost, in);
-      onSpace([&](const auto& space) {
-        tessera::stencilFor(m_label, space, box, in, out, body, rowEnds);
-      });
+    // Followed (SweepFollower): a host loop of whole planes hands each slab
+    // over as it is done (one loop: each cell computed as without it, the
+    // same bits); any other loop hands its whole box over at its end.
+    const int slab = followedSlabPlanes(box, out);
+    if (slab == 0) {
+      sweep(tiled, box, ghost, in, out, body, rowEnds);
       return;
     }
-    const StencilFootprint footprint{static_cast<int>(NumInputs), static_cast<int>(NumOutputs),
-                                     ghost, sizeof(T)};
-    const IntVector tile = tileFor(box, footprint);
-    m_tiles += tiledStencilFor(m_label, Kokkos::DefaultExecutionSpace(), box, ghost, tile, in, out,
-                               body, rowEnds);
+    const IntVector tile =
+        tiled ? tileFor(box, {static_cast<int>(NumInputs), static_cast<int>(NumOutputs), ghost,
+                              sizeof(T)})
+              : box.size();
+    if (tile.x < box.size().x || tile.y < box.size().y) {
+      sweep(tiled, box, ghost, in, out, body, rowEnds);
+      m_follower->swept(box);
+      return;
+    }
+    requireStencilHalo(m_label, box, ghost, in);
+    // Tiles of whole planes are the untiled loop (tiledStencilFor).
+    if (tiled) m_tiles += (box.size().z + tile.z - 1) / tile.z;
+    const auto handOver = [this, slab] {
+      struct ToFollower {
+        int planes;
+        SweepFollower* follower;
+        void operator()(const Box& part) const { follower->swept(part); }
+      };
+      return ToFollower{slab, m_follower};
+    }();
+    onSpace([&](const auto& space) {
+      if constexpr (runsOnHost<std::decay_t<decltype(space)>>) {
+        tessera::stencilFor(m_label, space, box, in, out, body, rowEnds, handOver);
+      }
+    });
   }
 
   // A sweep over the x rows of `box` that changes its input in place, one
@@ -246,6 +292,22 @@ class ExecutionContext {
   std::int64_t tilesExecuted() const { return m_tiles; }
 
  private:
+  template <class T, std::size_t NumInputs, std::size_t NumOutputs, class Body, class RowEnds>
+  void sweep(bool tiled, const Box& box, int ghost, const StencilInputs<T, NumInputs>& in,
+             const StencilOutputs<T, NumOutputs>& out, const Body& body, const RowEnds& rowEnds) {
+    if (!tiled) {
+      if (!box.empty()) requireStencilHalo(m_label, box, ghost, in);
+      onSpace([&](const auto& space) {
+        tessera::stencilFor(m_label, space, box, in, out, body, rowEnds);
+      });
+      return;
+    }
+    const StencilFootprint footprint{static_cast<int>(NumInputs), static_cast<int>(NumOutputs),
+                                     ghost, sizeof(T)};
+    const IntVector tile = tileFor(box, footprint);
+    m_tiles += tiledStencilFor(m_label, Kokkos::DefaultExecutionSpace(), box, ghost, tile, in, out,
+                               body, rowEnds);
+  }
   template <class F>
   void onSpace(const F& launch) {
     if (m_space == Space::Host) {
@@ -257,6 +319,18 @@ class ExecutionContext {
   void count(const Box& box) {
     ++m_kernels;
     m_cells += box.volume();
+    if (m_follower != nullptr) m_follower->kernelOver(&box);
+  }
+  // The planes per slab the follower asks of a sweep writing `out` over
+  // `box`, or 0. Host memory only: the follower's work runs on the host.
+  template <class T, std::size_t NumOutputs>
+  int followedSlabPlanes(const Box& box, const StencilOutputs<T, NumOutputs>& out) const {
+    if (m_follower == nullptr || box.empty()) return 0;
+    if (m_space == Space::Device && !runsOnHost<Kokkos::DefaultExecutionSpace>) return 0;
+    for (std::size_t n = 0; n < NumOutputs; ++n)
+      if (const int planes = m_follower->slabPlanes(out[n].data(), box); planes > 0)
+        return planes;
+    return 0;
   }
   IntVector tileFor(const Box& box, const StencilFootprint& footprint) const {
     // An explicit tile must fit the scratchpad on every machine, so that a
@@ -292,6 +366,7 @@ class ExecutionContext {
   Space m_space;
   TilingOptions m_tiling;
   TraceTrack* m_trace = nullptr;
+  SweepFollower* m_follower = nullptr;
   std::int64_t m_kernels = 0;
   std::int64_t m_cells = 0;
   std::int64_t m_tiles = 0;

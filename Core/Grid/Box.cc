@@ -1,5 +1,9 @@
 #include "Core/Grid/Box.h"
 
+#include <algorithm>
+#include <map>
+#include <tuple>
+
 namespace tessera {
 
 std::vector<Box> difference(const Box& a, const Box& b) {
@@ -68,6 +72,50 @@ Box coarsen(const Box& b, const IntVector& ratio) {
 
 std::ostream& operator<<(std::ostream& out, const Box& b) {
   return out << '[' << b.lo() << ", " << b.hi() << ')';
+}
+
+std::vector<Box> stackAlong(const std::vector<Box>& boxes, int axis) {
+  const int a = (axis + 1) % 3, b = (axis + 2) % 3;
+  // The open boxes are found by their extent across `axis` and where they
+  // end along it: disjoint boxes never share both.
+  const auto endOf = [&](const Box& box, int end) {
+    return std::make_tuple(box.lo()[a], box.hi()[a], box.lo()[b], box.hi()[b], end);
+  };
+  std::vector<Box> merged;
+  std::map<std::tuple<int, int, int, int, int>, std::size_t> open;
+  for (const Box& box : boxes) {
+    const auto below = open.find(endOf(box, box.lo()[axis]));
+    if (below == open.end()) {
+      open.emplace(endOf(box, box.hi()[axis]), merged.size());
+      merged.push_back(box);
+      continue;
+    }
+    Box& grown = merged[below->second];
+    IntVector hi = grown.hi();
+    hi[axis] = box.hi()[axis];
+    grown = Box{grown.lo(), hi};
+    const std::size_t index = below->second;
+    open.erase(below);
+    open.emplace(endOf(grown, hi[axis]), index);
+  }
+  return merged;
+}
+
+std::vector<Box> mergeAdjacent(std::vector<Box> boxes) {
+  const auto zyx = [](const Box& box) {
+    return std::make_tuple(box.lo().z, box.lo().y, box.lo().x, box.hi().z, box.hi().y,
+                           box.hi().x);
+  };
+  const auto empty = [](const Box& box) { return box.empty(); };
+  boxes.erase(std::remove_if(boxes.begin(), boxes.end(), empty), boxes.end());
+  std::sort(boxes.begin(), boxes.end(),
+            [&](const Box& p, const Box& q) { return zyx(p) < zyx(q); });
+  boxes.erase(std::unique(boxes.begin(), boxes.end()), boxes.end());
+  // A joined box keeps its first part's lower corner and place: each pass's
+  // output is still sorted so.
+  for (int axis = 0; axis < 3; ++axis)
+    boxes = stackAlong(boxes, axis);
+  return boxes;
 }
 
 }  // namespace tessera

@@ -83,6 +83,15 @@ class Box {
 std::vector<Box> difference(const Box& a, const Box& b);
 // The cells of `boxes` not in `minus`, as disjoint boxes.
 std::vector<Box> difference(const std::vector<Box>& boxes, const Box& minus);
+// Boxes joined along `axis` where one starts where another of the same
+// extent across the other two axes ends: `boxes` must list each box after
+// the one it continues (sorted by their lower corners, z slowest, say). The
+// joined boxes keep the order of their first parts.
+std::vector<Box> stackAlong(const std::vector<Box>& boxes, int axis);
+// The cells of `boxes` in fewer boxes: equal boxes once, then neighbours
+// joined along x, y and z in turn (stackAlong); boxes that overlap stay
+// apart. Deterministic: ordered by lower corner, z slowest.
+std::vector<Box> mergeAdjacent(std::vector<Box> boxes);
 // The cells of `wanted` (cells of a level whose domain is [0, domain)) that
 // `covering` leaves out, where `covering` also covers its images one period
 // away along the `periodic` axes: what a region nested across a periodic

@@ -76,36 +76,9 @@ std::vector<Box> mergedTiles(const std::vector<IntVector>& tiles) {
     }
     runs.push_back(Box{t, t + IntVector::uniform(1)});
   }
-  // Stacks boxes along `axis` where one starts right above another of the
-  // same extent across the other two axes (inputs sorted along `axis`'s
-  // slower axes first, as the runs and the rectangles are). The open boxes
-  // are found by that extent and where they end along `axis`: disjoint
-  // boxes never share it.
-  const auto stack = [](const std::vector<Box>& boxes, int axis) {
-    const int a = (axis + 1) % 3, b = (axis + 2) % 3;
-    const auto endOf = [&](const Box& box, int end) {
-      return std::make_tuple(box.lo()[a], box.hi()[a], box.lo()[b], box.hi()[b], end);
-    };
-    std::vector<Box> merged;
-    std::map<std::tuple<int, int, int, int, int>, std::size_t> open;
-    for (const Box& box : boxes) {
-      const auto below = open.find(endOf(box, box.lo()[axis]));
-      if (below == open.end()) {
-        open.emplace(endOf(box, box.hi()[axis]), merged.size());
-        merged.push_back(box);
-        continue;
-      }
-      Box& grown = merged[below->second];
-      IntVector hi = grown.hi();
-      hi[axis] = box.hi()[axis];
-      grown = Box{grown.lo(), hi};
-      const std::size_t index = below->second;
-      open.erase(below);
-      open.emplace(endOf(grown, hi[axis]), index);
-    }
-    return merged;
-  };
-  return stack(stack(runs, 1), 2);
+  // Inputs sorted along each axis's slower axes first, as the runs and the
+  // rectangles are.
+  return stackAlong(stackAlong(runs, 1), 2);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "LevelTestFields.h"
+#include "LevelTestRuns.h"
 #include "TestHelpers.h"
 
 #include "CCA/Components/Schedulers/GraphScheduler.h"
@@ -36,6 +37,11 @@ namespace {
 const char* const kModes[] = {"host", "sync", "async"};
 
 using testing::coarseValue;
+using testing::addAveragingTask;
+using testing::addFieldTask;
+using testing::averagedValue;
+using testing::executeStep;
+using testing::refinedValue;
 using testing::coarseValueSeen;
 using testing::fineValue;
 using testing::sameBits;
@@ -52,21 +58,6 @@ Grid twoLevels() {
   return grid;
 }
 
-// A host task that sets `label` on each patch of `level` (extra cells too) to value(cell).
-void addFieldTask(Scheduler& sched, const char* name, const VarLabel* label, const Level& level,
-                  double (*value)(const IntVector&)) {
-  Task task(
-      name,
-      [label, value](const Patch& patch, const DataWarehouse&, DataWarehouse& dw,
-                     ExecutionContext&) {
-        CCVariable<double> var = dw.allocateAndPut<double>(label, patch);
-        patch.extendedBox().forEachCell([&](const IntVector& c) { var(c) = value(c); });
-      },
-      Task::Kind::Host);
-  task.computesVar(label);
-  sched.addTask(std::move(task), level.eachPatch());
-}
-
 // The pieces of the graph's received messages that have `flag` set (coarse
 // cells for staging, a later time, averages): on several ranks, those that
 // come by message.
@@ -78,18 +69,7 @@ std::int64_t receivedPieces(const CompiledGraph& graph, bool GhostPiece::*flag) 
   return count;
 }
 
-// Runs `graph` as timestep `step` with warehouses of its own.
-void executeStep(GraphScheduler& sched, const CompiledGraph& graph, int step = 0) {
-  OnDemandDataWarehouse oldDW("OldDW", step, 0.0, 0.0);
-  OnDemandDataWarehouse newDW("NewDW", step + 1, 0.0, 0.0);
-  sched.execute(graph, oldDW, newDW);
-}
-
-class CoarseFineGhostsTest : public ::testing::TestWithParam<const char*> {
- protected:
-  Communicator m_world = Communicator::borrow(MPI_COMM_WORLD);
-  VarLabelRegistry m_labels;
-};
+class CoarseFineGhostsTest : public testing::LevelTest<const char*> {};
 
 TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLevelBelow) {
   const Grid grid = twoLevels();
@@ -131,8 +111,6 @@ TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLeve
                             ExecutionContext&) {
                           const ConstCCVariable<double> var =
                               dw.get<double>(u, patch, Ghost::AroundCells, depth);
-                          const RefineCell<double> expected{
-                              reference.constArray(), CellArray<double>(), {2, 2, 2}, op};
                           fine.ghostedBox(patch, depth).forEachCell([&](const IntVector& c) {
                             if (patch.extendedBox().contains(c)) {
                               wrong += !sameBits(var(c), fineValue(c));
@@ -149,12 +127,7 @@ TEST_P(CoarseFineGhostsTest, FineGhostsComeFromTheirLevelOrAreRefinedFromTheLeve
                               return;
                             }
                             ++fromCoarse;
-                            // RefineCell writes one fine cell: into a scratch array here.
-                            double value = 0.0;
-                            RefineCell<double> one = expected;
-                            one.fine = CellArray<double>(&value, Box(c, c + IntVector::uniform(1)));
-                            one(c.x, c.y, c.z);
-                            wrong += !sameBits(var(c), value);
+                            wrong += !sameBits(var(c), refinedValue(reference, c, op));
                           });
                         },
                         Task::Kind::Host)
@@ -210,16 +183,10 @@ TEST_P(CoarseFineGhostsTest, GhostsBetweenTwoTimesOfTheLevelBelowAreInterpolated
       "read",
       [&](const Patch& patch, const DataWarehouse&, DataWarehouse& dw, ExecutionContext&) {
         const ConstCCVariable<double> var = dw.get<double>(u, patch, Ghost::AroundCells, depth);
-        const RefineCell<double> expected{
-            reference.constArray(), CellArray<double>(), {2, 2, 2}, RefineOp::LimitedLinear};
         for (const Box& box : fine.coarseFineGhosts(patch, depth)) {
           box.forEachCell([&](const IntVector& c) {
             ++fromCoarse;
-            double value = 0.0;
-            RefineCell<double> one = expected;
-            one.fine = CellArray<double>(&value, Box(c, c + IntVector::uniform(1)));
-            one(c.x, c.y, c.z);
-            wrong += !sameBits(var(c), value);
+            wrong += !sameBits(var(c), refinedValue(reference, c, RefineOp::LimitedLinear));
           });
         }
       },
@@ -327,26 +294,13 @@ TEST_P(CoarseFineGhostsTest, CoarseCellsUnderAFinerLevelBecomeTheMeanOfItsCells)
                     return;
                   }
                   ++averaged;
-                  CCVariable<double> cells(children, "children");
-                  children.forEachCell([&](const IntVector& f) { cells(f) = fineValue(f); });
-                  double mean = 0.0;
-                  CoarsenCell<double>{cells.constArray(),
-                                      CellArray<double>(&mean, Box(c, c + IntVector::uniform(1))),
-                                      {2, 2, 2}}(c.x, c.y, c.z);
-                  wrong += !sameBits(var(c), mean);
+                  wrong += !sameBits(var(c), averagedValue(c, fineValue));
                 });
               },
               Task::Kind::Host)
               .requiresVar(Task::NewDW, u)),
       coarse.eachPatch());
-  sched->addTask(
-      std::move(Task(
-                    "coarsen",
-                    [](const Patch&, const DataWarehouse&, DataWarehouse&, ExecutionContext&) {},
-                    Task::Kind::Host)
-                    .modifiesVar(u)
-                    .requiresVar(Task::NewDW, u, Task::LevelDomain::FinerLevel)),
-      coarse.eachPatch());
+  addAveragingTask(*sched, u, coarse);
   put("fine", fine, fineValue);
   put("coarse", coarse, coarseValue);
   const CompiledGraph graph = sched->compile(grid, ranks);

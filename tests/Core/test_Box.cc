@@ -100,3 +100,48 @@ TEST(Box, DifferenceCoversExactlyTheCellsOutside) {
     });
   }
 }
+
+// The faces of a 4 x 4 x 4 block of 4^3 patches, each patch's share of the
+// faces one box (as a patch group's coarse-fine ghost cells come), in a
+// scrambled order and some twice: mergeAdjacent gives the six faces.
+TEST(Box, MergeAdjacentJoinsNeighboursIntoTheFewestBoxes) {
+  std::vector<Box> boxes;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (int a = 0; a < 4; ++a) {
+      for (int b = 0; b < 4; ++b) {
+        for (const int side : {-1, 16}) {
+          IntVector lo, size = IntVector::uniform(4);
+          lo[axis] = side;
+          size[axis] = 1;
+          lo[(axis + 1) % 3] = 4 * a;
+          lo[(axis + 2) % 3] = 4 * b;
+          boxes.push_back(Box(lo, lo + size));
+        }
+      }
+    }
+  }
+  boxes.push_back(boxes[5]);
+  boxes.push_back(boxes[17]);
+  std::swap(boxes[3], boxes[40]);
+  std::swap(boxes[11], boxes[77]);
+  const std::vector<Box> merged = tessera::mergeAdjacent(boxes);
+  ASSERT_EQ(merged.size(), 6U);
+  std::set<IntVector> before, after;
+  std::int64_t volume = 0;
+  for (const Box& box : boxes) box.forEachCell([&](const IntVector& c) { before.insert(c); });
+  for (const Box& box : merged) {
+    volume += box.volume();
+    box.forEachCell([&](const IntVector& c) { after.insert(c); });
+    EXPECT_EQ(box.volume(), 16 * 16) << box;
+  }
+  EXPECT_EQ(before, after);
+  EXPECT_EQ(volume, static_cast<std::int64_t>(after.size()));  // no cell twice
+  // Overlapping boxes stay apart; joined boxes keep the order of their lower corners.
+  const std::vector<Box> overlapping =
+      tessera::mergeAdjacent({Box({0, 0, 0}, {4, 4, 1}), Box({2, 0, 0}, {6, 4, 1})});
+  EXPECT_EQ(overlapping.size(), 2U);
+  const std::vector<Box> row = tessera::mergeAdjacent(
+      {Box({4, 0, 0}, {8, 1, 1}), Box({0, 0, 0}, {4, 1, 1}), Box({0, 1, 0}, {8, 2, 1})});
+  ASSERT_EQ(row.size(), 1U);
+  EXPECT_EQ(row.front(), Box({0, 0, 0}, {8, 2, 1}));
+}

@@ -91,6 +91,27 @@ struct GhostFill {
   double timeWeight = 0.0;
 };
 
+// The coarse-fine ghost cells of one variable on the patches of a group,
+// refined in one pass (GhostFills::refineForGroup) instead of fill by fill:
+// the patches' boxes merged (a face of the group one box, not one per
+// patch) and each coarse patch looked up once instead of once per fill
+// that reads it. For fills that each read their coarse cells where they
+// lie (one time, inside the domain, no periodic image, none by message:
+// GhostFills::coarseWhereItLies); at run time the fills' variables must be
+// windows on the group's allocation and the coarse cells lie in one, or
+// each fill refines its own.
+struct GroupRefinement {
+  const VarLabel* label = nullptr;
+  Task::WhichDW dw = Task::OldDW;
+  int groupStorageKey = 0;
+  std::vector<int> fills;          // the fills whose coarse-fine cells it refines
+  std::vector<Box> boxes;          // their coarseFineBoxes, merged
+  Box coarseCells;                 // the bounding box of the fills' staging boxes
+  IntVector ratio{1, 1, 1};
+  RefineOp refine = RefineOp::LimitedLinear;
+  std::vector<GhostPiece> sources;  // one coarse piece per coarse patch read
+};
+
 // The cells of one coarse patch's variable that the next finer level covers,
 // averaged from it (Task::requiresVar(dw, label, FinerLevel)) once per
 // execution: from this rank's fine patches here, the others' by message
@@ -101,7 +122,23 @@ struct CoarsenFill {
   int patchId = -1;
   IntVector ratio{1, 1, 1};
   std::vector<GhostPiece> localAverages;  // source: a fine patch; sourceBox: coarse cells
+  // NewDW only: per local piece, the local task that leaves its fine cells' values.
+  std::vector<int> localWriters;
   std::vector<std::pair<int, int>> remotePieces;
+};
+
+// Local pieces of a CoarsenFill that the task computing their fine cells
+// may average itself, slab by slab as its stencil sweep writes them, while
+// they are in cache (SweepAverager), instead of the reader of the coarse
+// cells reading them back afterwards. Taken when every task the reader
+// waits for but the fine cells' writers has finished as the writer
+// starts: the coarse cells then hold the values the averages replace, and
+// nothing reads them before the reader (planSweepAverages).
+struct SweepAverage {
+  int coarsenFill = -1;
+  int writer = -1;             // the local task whose sweep writes the fine cells
+  std::vector<int> pieces;     // indices into the fill's localAverages
+  std::vector<int> waitFor;    // local tasks that must have finished as the writer starts
 };
 
 // A local ghost copy made one step ahead. A graph that computes a label the
@@ -196,6 +233,8 @@ struct DetailedTask {
   std::vector<int> contributionsPerRank;  // Reduction only: contributing patches on each rank
   std::vector<int> blockSums;             // block sums it reads
   std::vector<int> coarsenFills;          // averages from the finer level to make before running
+  std::vector<int> groupRefinements;      // its fills' coarse-fine cells refined per group
+  std::vector<int> sweepAverages;         // averages its sweep may make (SweepAverage)
   // Labels it computes in the storage of their old version (Task::computesVarInPlace).
   std::vector<const VarLabel*> reusedStorage;
 
@@ -211,6 +250,8 @@ struct CompiledGraph {
   std::vector<PatchGroup> groups;           // this rank's patch groups (see PatchGroup.h)
   std::vector<GhostFill> fills;
   std::vector<CoarsenFill> coarsenFills;
+  std::vector<GroupRefinement> groupRefinements;
+  std::vector<SweepAverage> sweepAverages;
   std::vector<EagerCopy> eagerCopies;
   // Messages of every kind, to and from other ranks.
   std::vector<Message> sends;

@@ -309,6 +309,7 @@ bool DeviceRunner::helpUseful() const {
 void DeviceRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>& startHelper) {
   m_state->markStarted(id);
   m_state->performFills(node(id));
+  SweepFollower* const follower = m_state->sweepFollower(id);
   // A task computing in the old storage overwrites what those sends read.
   if (!node(id).reusedStorage.empty()) postInitialSendsIfPending();
   if (m_spins) {
@@ -350,7 +351,7 @@ void DeviceRunner::runDeviceTask(int id, Lock& lock, const std::function<void()>
       m_state->recordSeconds(id, GraphScheduler::runTask(m_state->graph(), node(id),
                                                          m_state->oldDW(), m_state->newDW(),
                                                          m_options.tiling, *m_deviceStats,
-                                                         m_deviceTrack));
+                                                         m_deviceTrack, follower));
     } catch (...) {
       failure = std::current_exception();
     }
@@ -371,6 +372,7 @@ void DeviceRunner::runHostTask(int id, Lock& lock, bool helping) {
   TraceTrack* const track = helping ? m_controlTrack : m_deviceTrack;
   m_state->markStarted(id);
   m_state->performFills(node(id));
+  SweepFollower* const follower = m_state->sweepFollower(id);
   ++m_hostTasksRunning;
   m_hostTaskRunning = true;
   lock.unlock();
@@ -378,7 +380,7 @@ void DeviceRunner::runHostTask(int id, Lock& lock, bool helping) {
   try {
     m_state->recordSeconds(id, GraphScheduler::runTask(m_state->graph(), node(id),
                                                        m_state->oldDW(), m_state->newDW(),
-                                                       m_options.tiling, stats, track));
+                                                       m_options.tiling, stats, track, follower));
   } catch (...) {
     failure = std::current_exception();
   }

@@ -99,7 +99,11 @@ class ExecutionState {
   void performFills(const DetailedTask& node) {
     m_ghostFills.performFills(node);
     m_blockFills.performFills(node);
+    m_ghostFills.prepareSweepAverages(node, m_dependencies);
   }
+  // What follows the task's sweeps (set up by performFills), or null: for
+  // its ExecutionContext (GraphScheduler::runTask).
+  SweepFollower* sweepFollower(int id) const { return m_ghostFills.sweepFollower(id); }
   bool messagesOutstanding() const { return m_messages.outstanding(); }
   bool receivesOutstanding() const { return m_messages.receivesOutstanding(); }
   bool eagerCopiesPending() const { return m_ghostFills.eagerCopiesPending(); }

@@ -4,6 +4,7 @@
 #include "Core/Util/Error.h"
 
 #include <algorithm>
+#include <map>
 
 namespace tessera {
 
@@ -18,6 +19,9 @@ GhostFills::GhostFills(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
       m_buffers(buffers) {
   m_fillDone.assign(graph.fills.size(), false);
   m_coarsenDone.assign(graph.coarsenFills.size(), false);
+  m_refinedByGroup.assign(graph.fills.size(), -1);
+  m_sweepAveragers.resize(graph.detailedTasks.size());
+  m_sweptPieces.assign(graph.coarsenFills.size(), 0);
   m_pendingEagerProducers.resize(graph.eagerCopies.size());
   for (std::size_t e = 0; e < graph.eagerCopies.size(); ++e)
     m_pendingEagerProducers[e] = static_cast<int>(graph.eagerCopies[e].producers.size());
@@ -48,6 +52,16 @@ void GhostFills::start(bool deferEagerCopies) {
 }
 
 void GhostFills::taskFinished(const DetailedTask& task) {
+  if (auto& averager = m_sweepAveragers[static_cast<std::size_t>(task.id)]) {
+    if (averager->complete()) {
+      m_context.stats.sweptAverages += static_cast<std::int64_t>(averager->entries().size());
+      for (int e : averager->entries()) {
+        const SweepAverage& entry = m_graph.sweepAverages[static_cast<std::size_t>(e)];
+        m_sweptPieces[static_cast<std::size_t>(entry.coarsenFill)] += entry.pieces.size();
+      }
+    }
+    averager.reset();
+  }
   if (task.eagerCopiesToRelease.empty()) return;
   for (int copy : task.eagerCopiesToRelease) {
     if (--m_pendingEagerProducers[static_cast<std::size_t>(copy)] == 0)
@@ -111,6 +125,24 @@ void GhostFills::performFills(const DetailedTask& task) {
   if (task.fills.empty()) return;
   const CommTimer timer(m_context, &m_context.stats.packSeconds);
   const TraceScope traced(m_context.trace, "ghost fill", "comm", task.id);
+  // A group refinement stands for its fills' coarse-fine cells when none
+  // of them is made yet (another task reading them may have made some).
+  struct GroupRun {
+    const void* fineStorage = nullptr;
+    bool usable = true;
+    std::vector<std::pair<int, std::shared_ptr<GridVariableBase>>> fills;
+  };
+  std::vector<GroupRun> runs(task.groupRefinements.size());
+  for (std::size_t g = 0; g < runs.size(); ++g) {
+    const GroupRefinement& group =
+        m_graph.groupRefinements[static_cast<std::size_t>(task.groupRefinements[g])];
+    runs[g].usable = std::none_of(group.fills.begin(), group.fills.end(), [&](int f) {
+      return m_fillDone[static_cast<std::size_t>(f)];
+    });
+    if (!runs[g].usable) continue;
+    for (int f : group.fills)
+      m_refinedByGroup[static_cast<std::size_t>(f)] = static_cast<int>(g);
+  }
   for (int index : task.fills) {
     if (m_fillDone[static_cast<std::size_t>(index)]) continue;
     const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
@@ -136,9 +168,101 @@ void GhostFills::performFills(const DetailedTask& task) {
           piece.sourceBox.shift(piece.offset),
           m_messages.receiveBuffer(message) + piece.byteOffset);
     }
-    if (!fill.coarseFineBoxes.empty()) fillFromCoarser(index, task.id, *destination);
+    const int g = m_refinedByGroup[static_cast<std::size_t>(index)];
+    if (g >= 0) {
+      // Refined with the group's other fills below: coarse-fine cells are
+      // cells no patch of the level holds, which nothing above writes.
+      GroupRun& run = runs[static_cast<std::size_t>(g)];
+      if (run.fineStorage == nullptr) run.fineStorage = destination->storage();
+      run.usable = run.usable && destination->storage() == run.fineStorage;
+      run.fills.emplace_back(index, destination);
+    } else if (!fill.coarseFineBoxes.empty()) {
+      fillFromCoarser(index, task.id, *destination);
+    }
     m_fillDone[static_cast<std::size_t>(index)] = true;
   }
+  for (std::size_t g = 0; g < runs.size(); ++g) {
+    const GroupRefinement& group =
+        m_graph.groupRefinements[static_cast<std::size_t>(task.groupRefinements[g])];
+    for (int f : group.fills)
+      m_refinedByGroup[static_cast<std::size_t>(f)] = -1;
+    GroupRun& run = runs[g];
+    if (run.fills.empty()) continue;
+    if (run.usable && run.fills.size() == group.fills.size() &&
+        refineForGroup(group, run.fineStorage, task.id))
+      continue;
+    for (const auto& [index, destination] : run.fills)
+      fillFromCoarser(index, task.id, *destination);
+  }
+}
+
+bool GhostFills::refineForGroup(const GroupRefinement& group, const void* fineStorage,
+                                int taskId) {
+  const auto destination = warehouse(group.dw).findGroupStorage(group.label, group.groupStorageKey);
+  if (destination == nullptr || destination->storage() != fineStorage) return false;
+  const bool inside = std::all_of(group.boxes.begin(), group.boxes.end(), [&](const Box& box) {
+    return destination->box().contains(box);
+  });
+  if (!inside) return false;
+  const GridVariableBase* holder = nullptr;
+  for (const GhostPiece& piece : group.sources) {
+    const GridVariableBase& source =
+        sourceOf(piece, warehouse(piece.dw), "coarse-fine ghost cells");
+    if (holder != nullptr && source.storage() != holder->storage()) return false;
+    holder = &source;
+  }
+  // The pieces cover every coarse cell the refinements read (as for one
+  // fill: coarseWhereItLies), and the allocation holds their cells.
+  const auto coarse = holder->viewOfStorage(group.coarseCells);
+  if (coarse == nullptr) return false;
+  const TraceScope traced(m_context.trace, "refine from coarser level", "comm", taskId);
+  for (const Box& box : group.boxes)
+    destination->refineFrom(*coarse, box, group.ratio, group.refine);
+  ++m_context.stats.groupRefinements;
+  return true;
+}
+
+SweepFollower* GhostFills::prepareSweepAverages(const DetailedTask& task,
+                                                const TaskDependencies& dependencies) {
+  if (task.sweepAverages.empty()) return nullptr;
+  const VarLabel* label = nullptr;
+  IntVector ratio;
+  // The coarse cells by allocation: those in one are averaged as few boxes.
+  std::map<const void*, std::pair<std::shared_ptr<GridVariableBase>, std::vector<Box>>> cells;
+  std::vector<int> entries;
+  for (int e : task.sweepAverages) {
+    const SweepAverage& entry = m_graph.sweepAverages[static_cast<std::size_t>(e)];
+    const CoarsenFill& fill = m_graph.coarsenFills[static_cast<std::size_t>(entry.coarsenFill)];
+    // One variable per sweep: a task's other variables' averages wait for their reader.
+    if (label != nullptr && fill.label != label) continue;
+    const bool ready = std::all_of(entry.waitFor.begin(), entry.waitFor.end(),
+                                   [&](int id) { return dependencies.finished(id); });
+    if (!ready) continue;
+    auto destination = warehouse(fill.dw).findGridVariable(fill.label, patch(fill.patchId));
+    if (destination == nullptr) continue;
+    label = fill.label;
+    ratio = fill.ratio;
+    auto& [holder, boxes] = cells[destination->storage()];
+    if (holder == nullptr) holder = destination;
+    for (int k : entry.pieces)
+      boxes.push_back(fill.localAverages[static_cast<std::size_t>(k)].sourceBox);
+    entries.push_back(e);
+  }
+  if (entries.empty()) return nullptr;
+  std::vector<SweepAverager::Target> targets;
+  for (auto& [storage, found] : cells) {
+    auto& [holder, boxes] = found;
+    for (const Box& box : mergeAdjacent(std::move(boxes))) {
+      auto view = holder->viewOfStorage(box);  // the pieces' allocation holds their union
+      if (view == nullptr) return nullptr;
+      targets.push_back({std::move(view), box});
+    }
+  }
+  auto& averager = m_sweepAveragers[static_cast<std::size_t>(task.id)];
+  averager = std::make_unique<SweepAverager>(
+      m_newDW, label, m_graph.groups[static_cast<std::size_t>(task.group)].storageKey(), ratio,
+      label->levelTransfer().coarsen, std::move(targets), std::move(entries));
+  return averager.get();
 }
 
 Box heldPart(const Level& coarse, const Box& staging) {
@@ -242,9 +366,12 @@ void GhostFills::averageFromFiner(const DetailedTask& task) {
     TESSERA_REQUIRE_THROWS(destination != nullptr,
                            "averaging '" << fill.label->name() << "' from the finer level onto "
                                          << patch(fill.patchId) << ": it is not in " << dw.name());
-    for (const GhostPiece& piece : fill.localAverages) {
-      destination->coarsenFrom(sourceOf(piece, dw, "averages"), piece.sourceBox, fill.ratio,
-                               piece.label->levelTransfer().coarsen);
+    // Made already where the fine task's sweep made them all (SweepAverager).
+    if (m_sweptPieces[static_cast<std::size_t>(index)] != fill.localAverages.size()) {
+      for (const GhostPiece& piece : fill.localAverages) {
+        destination->coarsenFrom(sourceOf(piece, dw, "averages"), piece.sourceBox, fill.ratio,
+                                 piece.label->levelTransfer().coarsen);
+      }
     }
     for (const auto& [message, pieceIndex] : fill.remotePieces) {
       const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]

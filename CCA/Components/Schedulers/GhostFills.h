@@ -10,8 +10,11 @@
 #include "CCA/Components/Schedulers/MessageBuffers.h"
 #include "CCA/Components/Schedulers/MessageExchange.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Components/Schedulers/SweepAverages.h"
+#include "CCA/Components/Schedulers/TaskDependencies.h"
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace tessera {
@@ -67,6 +70,15 @@ class GhostFills {
 
   // Fills the ghost cells the task reads (its messages must have arrived).
   void performFills(const DetailedTask& task);
+  // The averages the task may make in its sweep (SweepAverage) whose
+  // coarse cells are ready (every task their reader waits for but their
+  // fine cells' writers has finished): a follower to give its
+  // ExecutionContext, or null. Call after performFills, before it runs.
+  SweepFollower* prepareSweepAverages(const DetailedTask& task,
+                                      const TaskDependencies& dependencies);
+  SweepFollower* sweepFollower(int taskId) const {
+    return m_sweepAveragers[static_cast<std::size_t>(taskId)].get();
+  }
 
  private:
   const Patch& patch(int id) const;
@@ -81,6 +93,10 @@ class GhostFills {
   // (from the warehouse each piece names: another time's, when subcycling).
   void fillFromCoarser(int index, int taskId, GridVariableBase& destination);
   std::shared_ptr<const GridVariableBase> coarseWhereItLies(const GhostFill& fill);
+  // A GroupRefinement, if its fills' variables (`fineStorage`: theirs, all
+  // one) are windows on the group's allocation and the coarse cells lie in
+  // one allocation: false (and nothing written) otherwise.
+  bool refineForGroup(const GroupRefinement& group, const void* fineStorage, int taskId);
   // The task's averages from the finer level (CoarsenFill), into its patches' variables.
   void averageFromFiner(const DetailedTask& task);
   void makeEagerCopy(int index) const;
@@ -96,6 +112,13 @@ class GhostFills {
 
   std::vector<bool> m_fillDone;              // per fill
   std::vector<bool> m_coarsenDone;           // per coarsen fill
+  // Per fill: the task's GroupRefinement (index into the task's list) that
+  // refines its coarse-fine cells, while the task's fills are made; else -1.
+  std::vector<int> m_refinedByGroup;
+  // Per task: the averages it makes in its sweep, until it finishes.
+  std::vector<std::unique_ptr<SweepAverager>> m_sweepAveragers;
+  // Per coarsen fill: how many of its local pieces a sweep made.
+  std::vector<std::size_t> m_sweptPieces;
   std::vector<int> m_pendingEagerProducers;  // per eager copy
   std::vector<int> m_eagerCopiesLeft;        // per fill
   bool m_deferEagerCopies = false;

@@ -110,7 +110,7 @@ class StorageOffers {
 double GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& node,
                              OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
                              const TilingOptions& tiling, SchedulerStats& stats,
-                             TraceTrack* track) {
+                             TraceTrack* track, SweepFollower* follower) {
   const Timer timer;
   const Task& task = graph.tasks[static_cast<std::size_t>(node.taskIndex)];
   const TraceScope traced(track, task.name(), "task", node.id);
@@ -119,6 +119,7 @@ double GraphScheduler::runTask(const CompiledGraph& graph, const DetailedTask& n
                         onHost ? ExecutionContext::Space::Host : ExecutionContext::Space::Device,
                         tiling);
   exec.setTrace(track);
+  exec.setSweepFollower(follower);
   for (const Task::Dependency& dep : task.dependencies()) {
     if (!dep.carriesForward()) continue;
     const bool inPlace = graph.carriedInPlace.count(dep.label) > 0;

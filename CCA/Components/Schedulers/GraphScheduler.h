@@ -83,11 +83,13 @@ class GraphScheduler : public Scheduler {
   std::map<int, double> takePatchSeconds();
 
   // Runs one patch task of `graph` (on a patch or a patch group) on the
-  // calling thread, counting it in `stats` and tracing it on `track`;
+  // calling thread, counting it in `stats` and tracing it on `track`, its
+  // stencil sweeps followed by `follower` (ExecutionState::sweepFollower);
   // returns the seconds it took.
   static double runTask(const CompiledGraph& graph, const DetailedTask& node,
-                      OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
-                      const TilingOptions& tiling, SchedulerStats& stats, TraceTrack* track);
+                        OnDemandDataWarehouse& oldDW, OnDemandDataWarehouse& newDW,
+                        const TilingOptions& tiling, SchedulerStats& stats, TraceTrack* track,
+                        SweepFollower* follower = nullptr);
 
  protected:
   TraceTrack* mainTrack() const { return m_trace ? &m_trace->main() : nullptr; }

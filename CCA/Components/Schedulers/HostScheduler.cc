@@ -71,7 +71,8 @@ void HostScheduler::execute(const CompiledGraph& graph, OnDemandDataWarehouse& o
     urgent.erase(node.id);
     state.performFills(node);
     state.recordSeconds(node.id,
-                        runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track));
+                        runTask(state.graph(), node, oldDW, newDW, m_options.tiling, m_stats, track,
+                                state.sweepFollower(node.id)));
     release(state.finish(node.id));
     state.progressMessages();
     watchdog.progressed();

@@ -213,6 +213,13 @@ bool OnDemandDataWarehouse::inGroupStorage(const VarLabel* label, int storageKey
   return found != m_grid.end() && found->second->storage() == var.storage();
 }
 
+std::shared_ptr<GridVariableBase> OnDemandDataWarehouse::findGroupStorage(const VarLabel* label,
+                                                                        int storageKey) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto found = m_grid.find({label, storageKey});
+  return found == m_grid.end() ? nullptr : found->second;
+}
+
 int OnDemandDataWarehouse::ghostLayersToAllocate(const VarLabel* label) const {
   std::lock_guard<std::mutex> lock(m_mutex);
   auto found = m_ghostLayers.find(label);

@@ -79,6 +79,9 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   // group's storage key. A group's patches are windows on its storage all
   // together or not at all, so then they all share their cells.
   bool inGroupStorage(const VarLabel* label, int storageKey, const GridVariableBase& var) const;
+  // The variable kept under a patch group's storage key (its allocation),
+  // or null; unlike findGroupVariable it never gathers the patches' cells.
+  std::shared_ptr<GridVariableBase> findGroupStorage(const VarLabel* label, int storageKey) const;
   // Grows the allocation of (label, patch) so `numGhost` layers fit, keeping its data.
   void ensureGhostRoom(const VarLabel* label, const Patch& patch, int numGhost);
   // Records that the ghost cells of (label, patch) that come from this

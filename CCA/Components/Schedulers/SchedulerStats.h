@@ -15,6 +15,8 @@ struct SchedulerStats {
   std::int64_t bytesReceived = 0;
   std::int64_t kernels = 0;
   std::int64_t tiles = 0;
+  std::int64_t groupRefinements = 0;  // coarse-fine ghost cells refined a patch group at a time
+  std::int64_t sweptAverages = 0;     // averages onto a coarser level made in the fine sweep
   double taskSeconds = 0.0;         // inside task callbacks (kernels included)
   double waitSeconds = 0.0;         // control thread blocked or spinning on MPI
   double packSeconds = 0.0;         // packing, unpacking and local ghost copies
@@ -41,6 +43,8 @@ struct SchedulerStats {
     bytesReceived += sign * o.bytesReceived;
     kernels += sign * o.kernels;
     tiles += sign * o.tiles;
+    groupRefinements += sign * o.groupRefinements;
+    sweptAverages += sign * o.sweptAverages;
     taskSeconds += sign * o.taskSeconds;
     waitSeconds += sign * o.waitSeconds;
     packSeconds += sign * o.packSeconds;

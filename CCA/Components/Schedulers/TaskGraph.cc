@@ -2,6 +2,8 @@
 
 #include "CCA/Components/Schedulers/BlockDependencies.h"
 #include "CCA/Components/Schedulers/GhostFills.h"
+#include "CCA/Components/Schedulers/GroupRefinements.h"
+#include "CCA/Components/Schedulers/SweepAverages.h"
 #include "CCA/Components/Schedulers/TaskOrder.h"
 #include "Core/Grid/Variables/LevelOperators.h"
 #include "Core/Util/Error.h"
@@ -66,6 +68,7 @@ class GraphBuilder {
     linkLocalTasks();
     decideStorageReuse();
     buildMessages();
+    planGroupRefinements(m_graph);
     planEagerCopies();
     linkBlockTasks(m_graph, m_chains, m_indexNodes);
     linkReceives();
@@ -73,6 +76,7 @@ class GraphBuilder {
       for (int p : node.predecessors)
         m_graph.detailedTasks[static_cast<std::size_t>(p)].successors.push_back(node.id);
     }
+    planSweepAverages(m_graph);
   }
 
  private:
@@ -580,10 +584,14 @@ class GraphBuilder {
     }
     if (dw == Task::NewDW) {
       const Task& task = m_graph.tasks[static_cast<std::size_t>(reader.taskIndex)];
-      for (const GhostPiece& piece : m_graph.coarsenFills[static_cast<std::size_t>(index)].localAverages) {
+      CoarsenFill& fill = m_graph.coarsenFills[static_cast<std::size_t>(index)];
+      const bool first = fill.localWriters.empty();
+      for (const GhostPiece& piece : fill.localAverages) {
         const Patch& fine = m_grid.patchById(piece.sourcePatch);
-        addPredecessor(reader, localNode(writerFor(label, fine, reader.taskIndex, task),
-                                         piece.sourcePatch));
+        const int writer =
+            localNode(writerFor(label, fine, reader.taskIndex, task), piece.sourcePatch);
+        addPredecessor(reader, writer);
+        if (first) fill.localWriters.push_back(writer);
       }
     }
     return index;

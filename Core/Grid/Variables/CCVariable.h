@@ -19,6 +19,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 
@@ -204,7 +205,30 @@ class CCVariable : public GridVariableBase {
   }
   bool isWindow() const override { return m_isWindow; }
   const void* storage() const override { return m_data.data(); }
-  std::shared_ptr<const GridVariableBase> viewOfStorage(const Box& box) const override {
+  void prefetchForWrite(const Box& region) const override {
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
+      const Box cells = region.intersection(m_storageBox);
+      if (cells.empty()) return;
+      constexpr std::size_t kLine = 64;
+      const StridedCells<T> at = this->cells(cells);
+      const auto rowBytes = static_cast<std::size_t>(cells.size().x) * sizeof(T);
+      for (int k = 0; k < cells.size().z; ++k) {
+        for (int j = 0; j < cells.size().y; ++j) {
+          const T* const first = at.first + k * at.strideZ + j * at.strideY;
+          const char* row = reinterpret_cast<const char*>(first);
+          for (std::size_t b = 0; b < rowBytes; b += kLine) __builtin_prefetch(row + b, 1, 3);
+          __builtin_prefetch(row + rowBytes - 1, 1, 3);  // a row's last line, if it starts one
+        }
+      }
+    }
+  }
+  bool holdsAddress(const void* address) const override {
+    const T* const first = m_data.data();
+    const auto* const at = static_cast<const T*>(address);
+    return first != nullptr && std::less_equal<const T*>()(first, at) &&
+           std::less<const T*>()(at, first + m_data.span());
+  }
+  std::shared_ptr<GridVariableBase> viewOfStorage(const Box& box) const override {
     if (!m_storageBox.contains(box)) return nullptr;
     auto view = std::make_shared<CCVariable<T>>(*this);
     view->m_box = box;

@@ -57,10 +57,16 @@ class GridVariableBase {
   virtual bool isWindow() const = 0;
   // The allocation's first byte: equal for windows on the same storage.
   virtual const void* storage() const = 0;
-  // A read-only variable over `box` on this one's allocation, which may
-  // reach past box() into the rest of it (a patch group's, whose other
-  // windows hold those cells); null where `box` leaves the allocation.
-  virtual std::shared_ptr<const GridVariableBase> viewOfStorage(const Box& box) const = 0;
+  // A variable over `box` on this one's allocation, which may reach past
+  // box() into the rest of it (a patch group's, whose other windows hold
+  // those cells); null where `box` leaves the allocation.
+  virtual std::shared_ptr<GridVariableBase> viewOfStorage(const Box& box) const = 0;
+  // True when `address` lies in this variable's allocation (a kernel's
+  // array of it, or of a window on it).
+  virtual bool holdsAddress(const void* address) const = 0;
+  // Asks the cache for the lines of `region` ahead of writing them (a hint
+  // for host memory, which changes no value; nothing elsewhere).
+  virtual void prefetchForWrite(const Box& region) const = 0;
 };
 
 }  // namespace tessera
