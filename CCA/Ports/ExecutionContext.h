@@ -44,15 +44,17 @@ struct TilingOptions {
 // What the runtime does with a stencil's output while the sweep goes: the
 // averages of a finer level's cells onto the level below, taken from each
 // slab of planes the sweep has just written, while it is in cache
-// (SweepAverager in the schedulers). A task's kernels reach a variable's
-// cells only through the ExecutionContext, so a kernel launched later over
-// cells already averaged tells the follower that they may change.
+// (SweepAverager in the schedulers). A device task's kernels reach its
+// variables' cells only through the ExecutionContext, each the cells of its
+// box (and, with rowEnds, beyond its rows' ends), so a kernel launched
+// later over cells already averaged tells the follower they may change.
 class SweepFollower {
  public:
   virtual ~SweepFollower() = default;
-  // How many planes of `box` a sweep writing the array whose first cell is
-  // at `output` should finish at a time; 0 when nothing follows that array.
-  virtual int slabPlanes(const void* output, const Box& box) = 0;
+  // How many planes of `box` a sweep by `threads` threads writing the array
+  // whose first cell is at `output` should finish at a time; 0 when
+  // nothing follows that array.
+  virtual int slabPlanes(const void* output, const Box& box, int threads) = 0;
   // The sweep has written every cell of `slab` of the arrays it follows.
   virtual void swept(const Box& slab) = 0;
   // A kernel over `box` is about to run (null: over cells it does not say).
@@ -113,7 +115,7 @@ class ExecutionContext {
   // written with the row, whose cache lines they share).
   template <class Body, class RowEnds>
   void parallelFor(const Box& box, const Body& body, const RowEnds& rowEnds) {
-    count(box);
+    countWithRowEnds<RowEnds>(box);
     const TraceScope traced(m_trace, "parallelFor", "kernel");
     onSpace([&](const auto& space) { tessera::parallelFor(m_label, space, box, body, rowEnds); });
   }
@@ -199,7 +201,7 @@ class ExecutionContext {
   void stencilFor(const Box& box, int ghost, const StencilInputs<T, NumInputs>& in,
                   const StencilOutputs<T, NumOutputs>& out, const Body& body,
                   const RowEnds& rowEnds = RowEnds{}) {
-    count(box);
+    countWithRowEnds<RowEnds>(box);
     if (outputsOverlapInputs(in, out)) {  // Task::computesVarInPlace
       const TraceScope traced(m_trace, "in-place stencilFor", "kernel");
       // Tiled: in strips of as many y rows as keep the 2 ghost + 1 planes
@@ -247,17 +249,12 @@ class ExecutionContext {
     requireStencilHalo(m_label, box, ghost, in);
     // Tiles of whole planes are the untiled loop (tiledStencilFor).
     if (tiled) m_tiles += (box.size().z + tile.z - 1) / tile.z;
-    const auto handOver = [this, slab] {
-      struct ToFollower {
-        int planes;
-        SweepFollower* follower;
-        void operator()(const Box& part) const { follower->swept(part); }
-      };
-      return ToFollower{slab, m_follower};
-    }();
     onSpace([&](const auto& space) {
       if constexpr (runsOnHost<std::decay_t<decltype(space)>>) {
-        tessera::stencilFor(m_label, space, box, in, out, body, rowEnds, handOver);
+        tessera::stencilFor(m_label, space, box, in, out, body, rowEnds,
+                            FollowerHandOver{slab, m_follower});
+      } else {
+        TESSERA_REQUIRE_THROWS(false, m_label << ": a followed sweep on a device space");
       }
     });
   }
@@ -327,11 +324,25 @@ class ExecutionContext {
   int followedSlabPlanes(const Box& box, const StencilOutputs<T, NumOutputs>& out) const {
     if (m_follower == nullptr || box.empty()) return 0;
     if (m_space == Space::Device && !runsOnHost<Kokkos::DefaultExecutionSpace>) return 0;
+    const int threads =
+        m_space == Space::Host ? 1 : Kokkos::DefaultExecutionSpace().concurrency();
     for (std::size_t n = 0; n < NumOutputs; ++n)
-      if (const int planes = m_follower->slabPlanes(out[n].data(), box); planes > 0)
+      if (const int planes = m_follower->slabPlanes(out[n].data(), box, threads); planes > 0)
         return planes;
     return 0;
   }
+  // A kernel with rowEnds writes beyond its box's x ends: where, it does not say.
+  template <class RowEnds>
+  void countWithRowEnds(const Box& box) {
+    count(box);
+    if (hasRowEnds<RowEnds> && m_follower != nullptr) m_follower->kernelOver(nullptr);
+  }
+  // Hands a followed sweep's slabs to the follower (StencilLoops' HandOver).
+  struct FollowerHandOver {
+    int planes;
+    SweepFollower* follower;
+    void operator()(const Box& slab) const { follower->swept(slab); }
+  };
   IntVector tileFor(const Box& box, const StencilFootprint& footprint) const {
     // An explicit tile must fit the scratchpad on every machine, so that a
     // deck valid here is valid on a device too.

@@ -25,7 +25,10 @@ struct TaskSpace;
 class Task {
  public:
   enum WhichDW { OldDW, NewDW };
-  // Device tasks run Kokkos kernels; host tasks do light work on the control thread.
+  // Device tasks run Kokkos kernels, and reach their variables' cells only
+  // through their ExecutionContext's kernels (or announce their own with
+  // countKernel): the runtime may follow those (SweepFollower). Host tasks
+  // do light work on the control thread, in host code.
   enum class Kind { Device, Host };
   enum class Access { Requires, Computes, Modifies };
 

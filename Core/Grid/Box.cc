@@ -70,6 +70,22 @@ Box coarsen(const Box& b, const IntVector& ratio) {
   return {lo, hi};
 }
 
+Box coarsenInside(const Box& b, const IntVector& ratio) {
+  // Ceiling for the low corner and floor for the high one.
+  IntVector lo, hi;
+  for (int axis = 0; axis < 3; ++axis) {
+    lo[axis] = -floorDiv(-b.lo()[axis], ratio[axis]);
+    hi[axis] = floorDiv(b.hi()[axis], ratio[axis]);
+  }
+  return {lo, hi};
+}
+
+Box boundingBox(const Box& a, const Box& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return {min(a.lo(), b.lo()), max(a.hi(), b.hi())};
+}
+
 std::ostream& operator<<(std::ostream& out, const Box& b) {
   return out << '[' << b.lo() << ", " << b.hi() << ')';
 }

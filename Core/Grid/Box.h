@@ -110,6 +110,10 @@ KOKKOS_INLINE_FUNCTION constexpr Box refine(const Box& b, const IntVector& ratio
   return {b.lo() * ratio, b.hi() * ratio};
 }
 Box coarsen(const Box& b, const IntVector& ratio);
+// The coarse cells all of whose fine cells lie in `b`.
+Box coarsenInside(const Box& b, const IntVector& ratio);
+// The smallest box holding both (an empty one adds nothing).
+Box boundingBox(const Box& a, const Box& b);
 
 std::ostream& operator<<(std::ostream& out, const Box& b);
 

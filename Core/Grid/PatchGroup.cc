@@ -12,11 +12,9 @@ namespace tessera {
 
 namespace {
 Box boundingBox(const std::vector<const Patch*>& patches, Box (*boxOf)(const Patch&)) {
-  Box bound = boxOf(*patches.front());
-  for (const Patch* p : patches) {
-    const Box b = boxOf(*p);
-    bound = {min(bound.lo(), b.lo()), max(bound.hi(), b.hi())};
-  }
+  Box bound;
+  for (const Patch* p : patches)
+    bound = tessera::boundingBox(bound, boxOf(*p));
   return bound;
 }
 }  // namespace

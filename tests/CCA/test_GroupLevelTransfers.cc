@@ -3,8 +3,9 @@
 // ghost cells of a group's patches refined in one pass (GroupRefinement)
 // are bit for bit the operator's, and the averages a fine task's stencil
 // sweep makes as it goes (SweepAverage) are those of the final fine values:
-// when the task changes its cells after the sweep, the averages are left to
-// the coarse reader, which then sees the changed values.
+// when the task may change its cells after the sweep (a kernel over them,
+// its own kernel, row ends reaching them), the averages are left to the
+// coarse reader, which then sees the changed values.
 #include <gtest/gtest.h>
 
 #include "LevelTestFields.h"
@@ -27,10 +28,10 @@
 namespace tessera {
 namespace {
 
-using testing::coarseValue;
 using testing::addAveragingTask;
 using testing::addFieldTask;
 using testing::averagedValue;
+using testing::coarseValue;
 using testing::executeStep;
 using testing::fineValue;
 using testing::refinedValue;
@@ -100,7 +101,7 @@ TEST_P(GroupLevelTransfersTest, AGroupsCoarseFineGhostsAreRefinedInOnePass) {
 }
 
 // What the fine task does after its stencil sweep.
-enum class After { Nothing, KernelOverTheCells, KernelItLaunchedItself };
+enum class After { Nothing, KernelOverTheCells, KernelItLaunchedItself, RowEndsIntoTheCells };
 
 struct SweepCase {
   const char* mode;
@@ -110,8 +111,8 @@ struct SweepCase {
 class SweepAveragesTest : public testing::LevelTest<SweepCase> {};
 
 // The coarse cells under level 1 hold the mean of the final fine values
-// (2 fineValue + 1 from the sweep, one more if the task adds it after); the
-// sweep makes the averages only when nothing changes its cells after it.
+// (2 fineValue + 1 from the sweep, one more where the task adds it after);
+// the sweep makes the averages only when nothing may change its cells after.
 TEST_P(SweepAveragesTest, CoarseCellsHoldTheMeanOfTheFinalFineValues) {
   const After after = GetParam().after;
   const Grid grid = middleLevels();
@@ -146,13 +147,24 @@ TEST_P(SweepAveragesTest, CoarseCellsHoldTheMeanOfTheFinalFineValues) {
         } else if (after == After::KernelItLaunchedItself) {
           exec.countKernel();  // a library's kernel, say
           group.interior().forEachCell([&](const IntVector& c) { out(c) += 1.0; });
+        } else if (after == After::RowEndsIntoTheCells) {
+          // A kernel over the column before the cells, whose row ends add 1
+          // to the fine cells of x = 8 (where the group begins there).
+          const Box cells = group.interior();
+          const Box column(cells.lo() - IntVector{1, 0, 0},
+                           {cells.lo().x, cells.hi().y, cells.hi().z});
+          const int first = cells.lo().x;
+          exec.parallelFor(
+              column, KOKKOS_LAMBDA(int, int, int){}, KOKKOS_LAMBDA(int j, int k) {
+                if (first == 8) out(first, j, k) += 1.0;
+              });
         }
       },
       Task::Kind::Device);
   sweep.requiresVar(Task::NewDW, v).computesVar(u);
   sched->addTask(std::move(sweep), fine.eachPatch());
   addAveragingTask(*sched, u, coarse);
-  const double added = after == After::Nothing ? 0.0 : 1.0;
+  const bool addsOne = after == After::KernelOverTheCells || after == After::KernelItLaunchedItself;
   std::atomic<std::int64_t> wrong{0}, averaged{0};
   sched->addTask(
       std::move(
@@ -168,7 +180,8 @@ TEST_P(SweepAveragesTest, CoarseCellsHoldTheMeanOfTheFinalFineValues) {
                   }
                   ++averaged;
                   const auto finalValue = [&](const IntVector& f) {
-                    return 2.0 * fineValue(f) + 1.0 + added;
+                    const bool rowEnd = after == After::RowEndsIntoTheCells && f.x == 8;
+                    return 2.0 * fineValue(f) + 1.0 + (addsOne || rowEnd ? 1.0 : 0.0);
                   };
                   wrong += !sameBits(var(c), averagedValue(c, finalValue));
                 });
@@ -195,14 +208,14 @@ INSTANTIATE_TEST_SUITE_P(Modes, GroupLevelTransfersTest, ::testing::ValuesIn(kMo
 std::vector<SweepCase> sweepCases() {
   std::vector<SweepCase> cases;
   for (const char* mode : kModes)
-    for (const After after :
-         {After::Nothing, After::KernelOverTheCells, After::KernelItLaunchedItself})
+    for (const After after : {After::Nothing, After::KernelOverTheCells,
+                              After::KernelItLaunchedItself, After::RowEndsIntoTheCells})
       cases.push_back({mode, after});
   return cases;
 }
 
 std::string sweepCaseName(const ::testing::TestParamInfo<SweepCase>& info) {
-  const char* const after[] = {"Nothing", "Kernel", "OwnKernel"};
+  const char* const after[] = {"Nothing", "Kernel", "OwnKernel", "RowEnds"};
   return std::string(info.param.mode) + "_after" + after[static_cast<int>(info.param.after)];
 }
 

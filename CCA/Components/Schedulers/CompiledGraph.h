@@ -10,6 +10,7 @@
 #include "Core/Grid/PatchGroup.h"
 #include "Core/Grid/VarLabel.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -89,6 +90,19 @@ struct GhostFill {
   // gathered into a second staging array, and the first becomes
   // (1 - timeWeight) * first + timeWeight * second before the refinement.
   double timeWeight = 0.0;
+
+  // Whether its coarse cells may be read where they lie, as far as the
+  // graph can tell: of one time, inside the domain, none a periodic image
+  // and none by message (GhostFills checks at run time that one allocation
+  // holds them all).
+  bool readsCoarseCellsInPlace() const {
+    if (coarseFineBoxes.empty() || coarseCopies.empty() || timeWeight > 0.0 ||
+        !coarseRemotePieces.empty() || staging != stagingHeld)
+      return false;
+    return std::all_of(coarseCopies.begin(), coarseCopies.end(), [](const GhostPiece& piece) {
+      return piece.offset == IntVector{} && !piece.laterTime;
+    });
+  }
 };
 
 // The coarse-fine ghost cells of one variable on the patches of a group,

@@ -19,7 +19,6 @@ GhostFills::GhostFills(const CompiledGraph& graph, OnDemandDataWarehouse& oldDW,
       m_buffers(buffers) {
   m_fillDone.assign(graph.fills.size(), false);
   m_coarsenDone.assign(graph.coarsenFills.size(), false);
-  m_refinedByGroup.assign(graph.fills.size(), -1);
   m_sweepAveragers.resize(graph.detailedTasks.size());
   m_sweptPieces.assign(graph.coarsenFills.size(), 0);
   m_pendingEagerProducers.resize(graph.eagerCopies.size());
@@ -133,6 +132,7 @@ void GhostFills::performFills(const DetailedTask& task) {
     std::vector<std::pair<int, std::shared_ptr<GridVariableBase>>> fills;
   };
   std::vector<GroupRun> runs(task.groupRefinements.size());
+  std::vector<std::pair<int, int>> runOfFill;  // (fill, run), sorted
   for (std::size_t g = 0; g < runs.size(); ++g) {
     const GroupRefinement& group =
         m_graph.groupRefinements[static_cast<std::size_t>(task.groupRefinements[g])];
@@ -141,8 +141,13 @@ void GhostFills::performFills(const DetailedTask& task) {
     });
     if (!runs[g].usable) continue;
     for (int f : group.fills)
-      m_refinedByGroup[static_cast<std::size_t>(f)] = static_cast<int>(g);
+      runOfFill.emplace_back(f, static_cast<int>(g));
   }
+  std::sort(runOfFill.begin(), runOfFill.end());
+  const auto runOf = [&](int fill) {
+    const auto at = std::lower_bound(runOfFill.begin(), runOfFill.end(), std::pair{fill, -1});
+    return at != runOfFill.end() && at->first == fill ? at->second : -1;
+  };
   for (int index : task.fills) {
     if (m_fillDone[static_cast<std::size_t>(index)]) continue;
     const GhostFill& fill = m_graph.fills[static_cast<std::size_t>(index)];
@@ -168,8 +173,7 @@ void GhostFills::performFills(const DetailedTask& task) {
           piece.sourceBox.shift(piece.offset),
           m_messages.receiveBuffer(message) + piece.byteOffset);
     }
-    const int g = m_refinedByGroup[static_cast<std::size_t>(index)];
-    if (g >= 0) {
+    if (const int g = runOf(index); g >= 0) {
       // Refined with the group's other fills below: coarse-fine cells are
       // cells no patch of the level holds, which nothing above writes.
       GroupRun& run = runs[static_cast<std::size_t>(g)];
@@ -184,8 +188,6 @@ void GhostFills::performFills(const DetailedTask& task) {
   for (std::size_t g = 0; g < runs.size(); ++g) {
     const GroupRefinement& group =
         m_graph.groupRefinements[static_cast<std::size_t>(task.groupRefinements[g])];
-    for (int f : group.fills)
-      m_refinedByGroup[static_cast<std::size_t>(f)] = -1;
     GroupRun& run = runs[g];
     if (run.fills.empty()) continue;
     if (run.usable && run.fills.size() == group.fills.size() &&
@@ -204,13 +206,8 @@ bool GhostFills::refineForGroup(const GroupRefinement& group, const void* fineSt
     return destination->box().contains(box);
   });
   if (!inside) return false;
-  const GridVariableBase* holder = nullptr;
-  for (const GhostPiece& piece : group.sources) {
-    const GridVariableBase& source =
-        sourceOf(piece, warehouse(piece.dw), "coarse-fine ghost cells");
-    if (holder != nullptr && source.storage() != holder->storage()) return false;
-    holder = &source;
-  }
+  const GridVariableBase* const holder = oneAllocationOf(group.sources);
+  if (holder == nullptr) return false;
   // The pieces cover every coarse cell the refinements read (as for one
   // fill: coarseWhereItLies), and the allocation holds their cells.
   const auto coarse = holder->viewOfStorage(group.coarseCells);
@@ -222,9 +219,9 @@ bool GhostFills::refineForGroup(const GroupRefinement& group, const void* fineSt
   return true;
 }
 
-SweepFollower* GhostFills::prepareSweepAverages(const DetailedTask& task,
-                                                const TaskDependencies& dependencies) {
-  if (task.sweepAverages.empty()) return nullptr;
+void GhostFills::prepareSweepAverages(const DetailedTask& task,
+                                      const TaskDependencies& dependencies) {
+  if (task.sweepAverages.empty()) return;
   const VarLabel* label = nullptr;
   IntVector ratio;
   // The coarse cells by allocation: those in one are averaged as few boxes.
@@ -248,13 +245,13 @@ SweepFollower* GhostFills::prepareSweepAverages(const DetailedTask& task,
       boxes.push_back(fill.localAverages[static_cast<std::size_t>(k)].sourceBox);
     entries.push_back(e);
   }
-  if (entries.empty()) return nullptr;
+  if (entries.empty()) return;
   std::vector<SweepAverager::Target> targets;
   for (auto& [storage, found] : cells) {
     auto& [holder, boxes] = found;
     for (const Box& box : mergeAdjacent(std::move(boxes))) {
       auto view = holder->viewOfStorage(box);  // the pieces' allocation holds their union
-      if (view == nullptr) return nullptr;
+      if (view == nullptr) return;
       targets.push_back({std::move(view), box});
     }
   }
@@ -262,7 +259,6 @@ SweepFollower* GhostFills::prepareSweepAverages(const DetailedTask& task,
   averager = std::make_unique<SweepAverager>(
       m_newDW, label, m_graph.groups[static_cast<std::size_t>(task.group)].storageKey(), ratio,
       label->levelTransfer().coarsen, std::move(targets), std::move(entries));
-  return averager.get();
 }
 
 Box heldPart(const Level& coarse, const Box& staging) {
@@ -302,21 +298,23 @@ void repeatPastHeld(GridVariableBase& staging, const Box& held) {
 // in one allocation (a patch group's), of one time and inside the domain:
 // refined from there, they need no staging array (copying them into one
 // cost as much as the refinement: docs/benchmarks.md). Null otherwise.
-std::shared_ptr<const GridVariableBase> GhostFills::coarseWhereItLies(const GhostFill& fill) {
-  if (fill.timeWeight > 0.0 || !fill.coarseRemotePieces.empty() ||
-      fill.staging != fill.stagingHeld || fill.coarseCopies.empty())
-    return nullptr;
+const GridVariableBase* GhostFills::oneAllocationOf(const std::vector<GhostPiece>& pieces) {
   const GridVariableBase* holder = nullptr;
-  for (const GhostPiece& piece : fill.coarseCopies) {
-    if (piece.offset != IntVector{0, 0, 0}) return nullptr;  // a periodic image
+  for (const GhostPiece& piece : pieces) {
     const GridVariableBase& source =
         sourceOf(piece, warehouse(piece.dw), "coarse-fine ghost cells");
     if (holder != nullptr && source.storage() != holder->storage()) return nullptr;
     holder = &source;
   }
+  return holder;
+}
+
+std::shared_ptr<const GridVariableBase> GhostFills::coarseWhereItLies(const GhostFill& fill) {
+  if (!fill.readsCoarseCellsInPlace()) return nullptr;
+  const GridVariableBase* const holder = oneAllocationOf(fill.coarseCopies);
   // The pieces cover every cell the refinement reads (TaskGraph's plan
   // checks): those cells of the allocation are the pieces' cells.
-  return holder->viewOfStorage(fill.staging);
+  return holder == nullptr ? nullptr : holder->viewOfStorage(fill.staging);
 }
 
 void GhostFills::fillFromCoarser(int index, int taskId, GridVariableBase& destination) {

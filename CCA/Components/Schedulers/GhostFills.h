@@ -72,10 +72,9 @@ class GhostFills {
   void performFills(const DetailedTask& task);
   // The averages the task may make in its sweep (SweepAverage) whose
   // coarse cells are ready (every task their reader waits for but their
-  // fine cells' writers has finished): a follower to give its
-  // ExecutionContext, or null. Call after performFills, before it runs.
-  SweepFollower* prepareSweepAverages(const DetailedTask& task,
-                                      const TaskDependencies& dependencies);
+  // fine cells' writers has finished), followed by sweepFollower(task).
+  // Call after performFills, before the task runs.
+  void prepareSweepAverages(const DetailedTask& task, const TaskDependencies& dependencies);
   SweepFollower* sweepFollower(int taskId) const {
     return m_sweepAveragers[static_cast<std::size_t>(taskId)].get();
   }
@@ -93,6 +92,9 @@ class GhostFills {
   // (from the warehouse each piece names: another time's, when subcycling).
   void fillFromCoarser(int index, int taskId, GridVariableBase& destination);
   std::shared_ptr<const GridVariableBase> coarseWhereItLies(const GhostFill& fill);
+  // The variable of the first of `pieces` when one allocation holds all
+  // their variables (a patch group's), else null.
+  const GridVariableBase* oneAllocationOf(const std::vector<GhostPiece>& pieces);
   // A GroupRefinement, if its fills' variables (`fineStorage`: theirs, all
   // one) are windows on the group's allocation and the coarse cells lie in
   // one allocation: false (and nothing written) otherwise.
@@ -112,9 +114,6 @@ class GhostFills {
 
   std::vector<bool> m_fillDone;              // per fill
   std::vector<bool> m_coarsenDone;           // per coarsen fill
-  // Per fill: the task's GroupRefinement (index into the task's list) that
-  // refines its coarse-fine cells, while the task's fills are made; else -1.
-  std::vector<int> m_refinedByGroup;
   // Per task: the averages it makes in its sweep, until it finishes.
   std::vector<std::unique_ptr<SweepAverager>> m_sweepAveragers;
   // Per coarsen fill: how many of its local pieces a sweep made.

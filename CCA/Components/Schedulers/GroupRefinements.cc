@@ -1,32 +1,11 @@
 #include "CCA/Components/Schedulers/GroupRefinements.h"
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
 #include <utility>
 
 namespace tessera {
-
-namespace {
-
-// What GhostFills::coarseWhereItLies asks of a fill, as far as the graph
-// can tell: its coarse cells of one time, inside the domain, none a
-// periodic image and none by message.
-bool readsCoarseCellsInPlace(const GhostFill& fill) {
-  if (fill.coarseFineBoxes.empty() || fill.coarseCopies.empty()) return false;
-  if (fill.timeWeight > 0.0 || !fill.coarseRemotePieces.empty() || fill.staging != fill.stagingHeld)
-    return false;
-  return std::all_of(
-      fill.coarseCopies.begin(), fill.coarseCopies.end(),
-      [](const GhostPiece& piece) { return piece.offset == IntVector{} && !piece.laterTime; });
-}
-
-Box boundingBox(const Box& a, const Box& b) {
-  return a.empty() ? b : Box{min(a.lo(), b.lo()), max(a.hi(), b.hi())};
-}
-
-}  // namespace
 
 void planGroupRefinements(CompiledGraph& graph) {
   for (DetailedTask& node : graph.detailedTasks) {
@@ -35,7 +14,7 @@ void planGroupRefinements(CompiledGraph& graph) {
     std::map<std::pair<const VarLabel*, int>, std::vector<int>> byVariable;
     for (int f : node.fills) {
       const GhostFill& fill = graph.fills[static_cast<std::size_t>(f)];
-      if (readsCoarseCellsInPlace(fill))
+      if (fill.readsCoarseCellsInPlace())
         byVariable[{fill.label, static_cast<int>(fill.dw)}].push_back(f);
     }
     for (const auto& [variable, fills] : byVariable) {

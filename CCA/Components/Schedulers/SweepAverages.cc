@@ -16,14 +16,14 @@ namespace {
 // fewer planes written since, the more of them the averages find in cache.
 constexpr std::int64_t kSlabBytes = 64 * 1024;
 
-// The coarse cells all of whose fine cells lie in `fine`.
-Box coarseCellsInside(const Box& fine, const IntVector& ratio) {
-  IntVector lo, hi;
-  for (int axis = 0; axis < 3; ++axis) {
-    lo[axis] = -floorDiv(-fine.lo()[axis], ratio[axis]);
-    hi[axis] = floorDiv(fine.hi()[axis], ratio[axis]);
-  }
-  return {lo, hi};
+// Whether `task` modifies `label` in the new warehouse: then no task and
+// no message sees the coarse cells between their last writer before it
+// and it (TaskOrder), so the averages may land there early.
+bool modifies(const Task& task, const VarLabel* label) {
+  return std::any_of(
+      task.dependencies().begin(), task.dependencies().end(), [&](const Task::Dependency& dep) {
+        return dep.label == label && dep.dw == Task::NewDW && dep.access == Task::Access::Modifies;
+      });
 }
 
 }  // namespace
@@ -33,9 +33,6 @@ void planSweepAverages(CompiledGraph& graph) {
   for (const DetailedTask& node : graph.detailedTasks)
     for (int c : node.coarsenFills)
       readers[static_cast<std::size_t>(c)].push_back(node.id);
-  // Nothing else reads the coarse cells between their last writer before
-  // the reader and the reader (a modifier, whose version every later reader
-  // and every message sees: TaskOrder), so the averages may land early.
   for (std::size_t c = 0; c < graph.coarsenFills.size(); ++c) {
     const CoarsenFill& fill = graph.coarsenFills[c];
     if (fill.dw != Task::NewDW || fill.localAverages.empty() || readers[c].size() != 1 ||
@@ -46,6 +43,7 @@ void planSweepAverages(CompiledGraph& graph) {
     for (std::size_t k = 0; k < fill.localAverages.size(); ++k)
       piecesOf[fill.localWriters[k]].push_back(static_cast<int>(k));
     const DetailedTask& reader = graph.detailedTasks[static_cast<std::size_t>(readers[c].front())];
+    if (!modifies(graph.tasks[static_cast<std::size_t>(reader.taskIndex)], fill.label)) continue;
     std::vector<int> waitFor;
     for (int p : reader.predecessors)
       if (piecesOf.count(p) == 0) waitFor.push_back(p);
@@ -72,7 +70,7 @@ SweepAverager::SweepAverager(const OnDemandDataWarehouse& fineDW, const VarLabel
       m_targets(std::move(targets)),
       m_entries(std::move(entries)) {}
 
-int SweepAverager::slabPlanes(const void* output, const Box& box) {
+int SweepAverager::slabPlanes(const void* output, const Box& box, int threads) {
   m_fine = m_fineDW.findGroupStorage(m_label, m_fineStorageKey);
   // Slabs that begin on a coarse plane: each coarse cell's fine cells lie
   // in one slab (complete() relies on it).
@@ -83,19 +81,21 @@ int SweepAverager::slabPlanes(const void* output, const Box& box) {
   }
   const std::int64_t planeBytes = static_cast<std::int64_t>(box.size().x) * box.size().y *
                                   static_cast<std::int64_t>(m_fine->bytesPerCell());
-  const auto fit = static_cast<int>(std::min<std::int64_t>(kSlabBytes / planeBytes, box.size().z));
-  m_slab = std::max(m_ratio.z, fit - fit % m_ratio.z);
+  // At most a thread's share of the planes, so that every thread has slabs.
+  const int share = (box.size().z + threads - 1) / std::max(threads, 1);
+  const auto fit = static_cast<int>(std::min<std::int64_t>(kSlabBytes / planeBytes, share));
+  m_slabPlanes = std::max(m_ratio.z, fit - fit % m_ratio.z);
   m_sweep = box;
   m_sweptCells = 0;
   prefetchTargets(box.lo().z);
-  return m_slab;
+  return m_slabPlanes;
 }
 
 void SweepAverager::prefetchTargets(int z) const {
   if (z >= m_sweep.hi().z) return;
   const Box slab({m_sweep.lo().x, m_sweep.lo().y, z},
-                 {m_sweep.hi().x, m_sweep.hi().y, std::min(z + m_slab, m_sweep.hi().z)});
-  const Box above = coarseCellsInside(slab, m_ratio);
+                 {m_sweep.hi().x, m_sweep.hi().y, std::min(z + m_slabPlanes, m_sweep.hi().z)});
+  const Box above = coarsenInside(slab, m_ratio);
   for (const Target& target : m_targets)
     target.coarse->prefetchForWrite(target.cells.intersection(above));
 }
@@ -103,7 +103,7 @@ void SweepAverager::prefetchTargets(int z) const {
 void SweepAverager::swept(const Box& slab) {
   if (m_fine == nullptr) return;
   // Slabs of one sweep average disjoint coarse cells, on any thread.
-  const Box above = coarseCellsInside(slab, m_ratio);
+  const Box above = coarsenInside(slab, m_ratio);
   for (const Target& target : m_targets) {
     const Box cells = target.cells.intersection(above);
     if (!cells.empty()) target.coarse->coarsenFrom(*m_fine, cells, m_ratio, m_op);

@@ -16,11 +16,11 @@ namespace tessera {
 
 class OnDemandDataWarehouse;
 
-// For each CoarsenFill of a NewDW version read by one task alone, its local
-// pieces grouped by the task that writes their fine cells, where that task
-// runs on a patch group with kernels (Task::Kind::Device: it reaches its
-// variables through its ExecutionContext only). Call once the graph is
-// linked.
+// For each CoarsenFill of a NewDW version read by one task alone, which
+// modifies it, its local pieces grouped by the task that writes their fine
+// cells, where that task runs on a patch group with kernels
+// (Task::Kind::Device: it reaches its variables through its
+// ExecutionContext only). Call once the graph is linked.
 void planSweepAverages(CompiledGraph& graph);
 
 // One writer task's averages, followed through its stencil sweeps: each
@@ -42,7 +42,7 @@ class SweepAverager final : public SweepFollower {
                 const IntVector& ratio, CoarsenOp op, std::vector<Target> targets,
                 std::vector<int> entries);
 
-  int slabPlanes(const void* output, const Box& box) override;
+  int slabPlanes(const void* output, const Box& box, int threads) override;
   void swept(const Box& slab) override;
   void kernelOver(const Box* box) override;
 
@@ -65,7 +65,7 @@ class SweepAverager final : public SweepFollower {
   // The last followed sweep's box, while no later kernel reached its cells,
   // its planes per slab, and how many of its cells its slabs handed over.
   Box m_sweep;
-  int m_slab = 0;
+  int m_slabPlanes = 0;
   std::atomic<std::int64_t> m_sweptCells{0};
 };
 

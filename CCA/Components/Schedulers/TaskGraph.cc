@@ -404,10 +404,7 @@ class GraphBuilder {
     std::vector<Box> footprints;
     for (const Box& box : plan.boxes) {
       footprints.push_back(refineFootprint(box, level.refinementRatio(), op));
-      plan.staging = plan.staging.empty()
-                         ? footprints.back()
-                         : Box{min(plan.staging.lo(), footprints.back().lo()),
-                               max(plan.staging.hi(), footprints.back().hi())};
+      plan.staging = boundingBox(plan.staging, footprints.back());
     }
     plan.held = heldPart(coarse, plan.staging);
     plan.sources = coarse.sourcesOf(plan.held);
