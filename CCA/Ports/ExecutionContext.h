@@ -252,7 +252,7 @@ class ExecutionContext {
     onSpace([&](const auto& space) {
       if constexpr (runsOnHost<std::decay_t<decltype(space)>>) {
         tessera::stencilFor(m_label, space, box, in, out, body, rowEnds,
-                            FollowerHandOver{slab, m_follower});
+                            SlabHandOver{slab, &handOverSlab, m_follower});
       } else {
         TESSERA_REQUIRE_THROWS(false, m_label << ": a followed sweep on a device space");
       }
@@ -337,12 +337,10 @@ class ExecutionContext {
     count(box);
     if (hasRowEnds<RowEnds> && m_follower != nullptr) m_follower->kernelOver(nullptr);
   }
-  // Hands a followed sweep's slabs to the follower (StencilLoops' HandOver).
-  struct FollowerHandOver {
-    int planes;
-    SweepFollower* follower;
-    void operator()(const Box& slab) const { follower->swept(slab); }
-  };
+  // Hands a followed sweep's slabs to the follower.
+  static void handOverSlab(void* follower, const Box& slab) {
+    static_cast<SweepFollower*>(follower)->swept(slab);
+  }
   IntVector tileFor(const Box& box, const StencilFootprint& footprint) const {
     // An explicit tile must fit the scratchpad on every machine, so that a
     // deck valid here is valid on a device too.

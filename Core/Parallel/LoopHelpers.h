@@ -49,37 +49,47 @@ constexpr bool runsOnHost =
 
 // How a host loop shares out the x rows of a box: each index of its range
 // is a whole plane (k) when there are enough to go round the threads, else
-// one row (j, k). Either way the innermost loop walks a contiguous x row,
-// and no index is recovered by division in the common case.
+// one row (j, k); or, asked for `slabPlanes`, a slab of that many whole
+// planes (fewer at the box's end). Either way the innermost loop walks a
+// contiguous x row, and no index is recovered by division in the common case.
 class HostRows {
  public:
   template <class ExecSpace>
-  HostRows(const ExecSpace& space, const Box& box)
+  HostRows(const ExecSpace& space, const Box& box, int slabPlanes = 0)
       : m_lo(box.lo()),
         m_hi(box.hi()),
         m_ny(box.size().y),
-        m_planes(box.size().z >= 4 * space.concurrency()) {}
+        m_planes(slabPlanes > 0 ? slabPlanes : box.size().z >= 4 * space.concurrency() ? 1 : 0) {}
 
   // The range of indices to share out.
   template <class ExecSpace>
   Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>> policy(const ExecSpace& space) const {
-    return {space, 0, m_planes ? m_hi.z - m_lo.z : m_ny * (m_hi.z - m_lo.z)};
+    const int nz = m_hi.z - m_lo.z;
+    return {space, 0, m_planes > 0 ? (nz + m_planes - 1) / m_planes : m_ny * nz};
   }
   // Calls rows(j, k) for the rows index `index` stands for.
   template <class Rows>
   KOKKOS_INLINE_FUNCTION void forRowsOf(int index, const Rows& rows) const {
-    const int jBegin = m_planes ? m_lo.y : m_lo.y + index % m_ny;
-    const int jEnd = m_planes ? m_hi.y : jBegin + 1;
-    const int k = m_planes ? m_lo.z + index : m_lo.z + index / m_ny;
-    for (int j = jBegin; j < jEnd; ++j)
-      rows(j, k);
+    if (m_planes == 0) {
+      rows(m_lo.y + index % m_ny, m_lo.z + index / m_ny);
+      return;
+    }
+    const Box planes = slabOf(index);
+    for (int k = planes.lo().z; k < planes.hi().z; ++k)
+      for (int j = m_lo.y; j < m_hi.y; ++j)
+        rows(j, k);
+  }
+  // The cells of the planes index `index` stands for (a slab, a plane).
+  KOKKOS_INLINE_FUNCTION Box slabOf(int index) const {
+    const int k = m_lo.z + index * m_planes;
+    return {{m_lo.x, m_lo.y, k}, {m_hi.x, m_hi.y, k + m_planes < m_hi.z ? k + m_planes : m_hi.z}};
   }
 
  private:
   IntVector m_lo;
   IntVector m_hi;
   int m_ny;
-  bool m_planes;
+  int m_planes;  // per index; 0: one row per index
 };
 
 // Loops over at most this many cells run on the calling thread: an OpenMP

@@ -78,55 +78,37 @@ void forEachRowEnd(const std::string& label, const ExecSpace& space, const Box& 
   }
 }
 
-// What a host sweep hands over as it goes (ExecutionContext's
-// SweepFollower): slab(part) once the cells of `part`, `planes` whole planes
-// of the box (fewer at its end), are computed, on the thread that computed
-// them, while the next slabs may be computed on others. None by default.
-struct NoHandOver {
+// Where a host sweep hands over each slab of `planes` whole planes of its
+// box (fewer at its end) once computed, on the thread that computed it,
+// while others compute the next ones (ExecutionContext's SweepFollower):
+// done(to, slab). None while `to` is null. One type for every caller, so
+// that a stencil body's loop is compiled once, followed or not.
+struct SlabHandOver {
   int planes = 0;
-  void operator()(const Box&) const {}
+  void (*done)(void* to, const Box& slab) = nullptr;
+  void* to = nullptr;
 };
 
 template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
-          class RowEnds = NoRowEnds, class HandOver = NoHandOver>
+          class RowEnds = NoRowEnds>
 void stencilFor(const std::string& label, const ExecSpace& space, const Box& box,
                 const StencilInputs<T, NumInputs>& in, const StencilOutputs<T, NumOutputs>& out,
                 const Body& body, const RowEnds& rowEnds = RowEnds{},
-                const HandOver& handOver = HandOver{}) {
+                const SlabHandOver& handOver = SlabHandOver{}) {
   if constexpr (runsOnHost<ExecSpace>) {
     if (box.empty()) return;
     const int loX = box.lo().x;
     const int hiX = box.hi().x;
-    if (handOver.planes > 0) {
-      // Slabs of planes shared out whole: each cell computed as below.
-      const int planes = handOver.planes;
-      const int slabs = (box.size().z + planes - 1) / planes;
-      Kokkos::parallel_for(
-          label, Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int>>(space, 0, slabs),
-          KOKKOS_LAMBDA(int s) {
-            const Body kernel = body;  // local copies, as below
-            const StencilInputs<T, NumInputs> inputs = in;
-            const StencilOutputs<T, NumOutputs> outputs = out;
-            const int z0 = box.lo().z + s * planes;
-            const int z1 = z0 + planes < box.hi().z ? z0 + planes : box.hi().z;
-            for (int k = z0; k < z1; ++k) {
-              for (int j = box.lo().y; j < box.hi().y; ++j) {
-                stencilRow(kernel, inputs, outputs, loX, hiX, j, k);
-                rowEnds(j, k, outputs);
-              }
-            }
-            handOver(Box({loX, box.lo().y, z0}, {hiX, box.hi().y, z1}));
-          });
-      return;
-    }
-    if (box.volume() <= kInlineCells) {
+    const bool followed = handOver.to != nullptr && handOver.planes > 0;
+    if (box.volume() <= kInlineCells && !followed) {
       forEachRowInline(box, [&](int j, int k) {
         stencilRow(body, in, out, loX, hiX, j, k);
         rowEnds(j, k, out);
       });
       return;
     }
-    const HostRows split(space, box);
+    const HostRows split(space, box, followed ? handOver.planes : 0);
+    const SlabHandOver slabs = followed ? handOver : SlabHandOver{};
     Kokkos::parallel_for(
         label, split.policy(space), KOKKOS_LAMBDA(int index) {
           // Copies local to this plane (or row): no store through an output
@@ -140,6 +122,7 @@ void stencilFor(const std::string& label, const ExecSpace& space, const Box& box
             stencilRow(kernel, inputs, outputs, loX, hiX, j, k);
             rowEnds(j, k, outputs);
           });
+          if (slabs.to != nullptr) slabs.done(slabs.to, split.slabOf(index));
         });
   } else {
     parallelFor(
