@@ -229,34 +229,21 @@ class ExecutionContext {
     }
     const bool tiled = m_tiling.enabled && m_space == Space::Device;
     const TraceScope traced(m_trace, tiled ? "tiled stencilFor" : "stencilFor", "kernel");
-    // Followed (SweepFollower): a host loop of whole planes hands each slab
-    // over as it is done (one loop: each cell computed as without it, the
-    // same bits); any other loop hands its whole box over at its end.
-    const int slab = followedSlabPlanes(box, out);
-    if (slab == 0) {
-      sweep(tiled, box, ghost, in, out, body, rowEnds);
+    // Followed (SweepFollower): the loop hands its slabs over as they are
+    // done (SlabHandOver; each cell computed as without it, the same bits).
+    const SlabHandOver handOver = followedHandOver(box, out);
+    if (!tiled) {
+      if (!box.empty()) requireStencilHalo(m_label, box, ghost, in);
+      onSpace([&](const auto& space) {
+        tessera::stencilFor(m_label, space, box, in, out, body, rowEnds, handOver);
+      });
       return;
     }
-    const IntVector tile =
-        tiled ? tileFor(box, {static_cast<int>(NumInputs), static_cast<int>(NumOutputs), ghost,
-                              sizeof(T)})
-              : box.size();
-    if (tile.x < box.size().x || tile.y < box.size().y) {
-      sweep(tiled, box, ghost, in, out, body, rowEnds);
-      m_follower->swept(box);
-      return;
-    }
-    requireStencilHalo(m_label, box, ghost, in);
-    // Tiles of whole planes are the untiled loop (tiledStencilFor).
-    if (tiled) m_tiles += (box.size().z + tile.z - 1) / tile.z;
-    onSpace([&](const auto& space) {
-      if constexpr (runsOnHost<std::decay_t<decltype(space)>>) {
-        tessera::stencilFor(m_label, space, box, in, out, body, rowEnds,
-                            SlabHandOver{slab, &handOverSlab, m_follower});
-      } else {
-        TESSERA_REQUIRE_THROWS(false, m_label << ": a followed sweep on a device space");
-      }
-    });
+    const StencilFootprint footprint{static_cast<int>(NumInputs), static_cast<int>(NumOutputs),
+                                     ghost, sizeof(T)};
+    const IntVector tile = tileFor(box, footprint);
+    m_tiles += tiledStencilFor(m_label, Kokkos::DefaultExecutionSpace(), box, ghost, tile, in, out,
+                               body, rowEnds, handOver);
   }
 
   // A sweep over the x rows of `box` that changes its input in place, one
@@ -289,22 +276,6 @@ class ExecutionContext {
   std::int64_t tilesExecuted() const { return m_tiles; }
 
  private:
-  template <class T, std::size_t NumInputs, std::size_t NumOutputs, class Body, class RowEnds>
-  void sweep(bool tiled, const Box& box, int ghost, const StencilInputs<T, NumInputs>& in,
-             const StencilOutputs<T, NumOutputs>& out, const Body& body, const RowEnds& rowEnds) {
-    if (!tiled) {
-      if (!box.empty()) requireStencilHalo(m_label, box, ghost, in);
-      onSpace([&](const auto& space) {
-        tessera::stencilFor(m_label, space, box, in, out, body, rowEnds);
-      });
-      return;
-    }
-    const StencilFootprint footprint{static_cast<int>(NumInputs), static_cast<int>(NumOutputs),
-                                     ghost, sizeof(T)};
-    const IntVector tile = tileFor(box, footprint);
-    m_tiles += tiledStencilFor(m_label, Kokkos::DefaultExecutionSpace(), box, ghost, tile, in, out,
-                               body, rowEnds);
-  }
   template <class F>
   void onSpace(const F& launch) {
     if (m_space == Space::Host) {
@@ -318,18 +289,19 @@ class ExecutionContext {
     m_cells += box.volume();
     if (m_follower != nullptr) m_follower->kernelOver(&box);
   }
-  // The planes per slab the follower asks of a sweep writing `out` over
-  // `box`, or 0. Host memory only: the follower's work runs on the host.
+  // Where a sweep writing `out` over `box` hands its slabs: to the
+  // follower, if it follows one of the outputs; else nowhere. Host memory
+  // only: the follower's work runs on the host.
   template <class T, std::size_t NumOutputs>
-  int followedSlabPlanes(const Box& box, const StencilOutputs<T, NumOutputs>& out) const {
-    if (m_follower == nullptr || box.empty()) return 0;
-    if (m_space == Space::Device && !runsOnHost<Kokkos::DefaultExecutionSpace>) return 0;
+  SlabHandOver followedHandOver(const Box& box, const StencilOutputs<T, NumOutputs>& out) const {
+    if (m_follower == nullptr || box.empty()) return {};
+    if (m_space == Space::Device && !runsOnHost<Kokkos::DefaultExecutionSpace>) return {};
     const int threads =
         m_space == Space::Host ? 1 : Kokkos::DefaultExecutionSpace().concurrency();
     for (std::size_t n = 0; n < NumOutputs; ++n)
       if (const int planes = m_follower->slabPlanes(out[n].data(), box, threads); planes > 0)
-        return planes;
-    return 0;
+        return {planes, &handOverSlab, m_follower};
+    return {};
   }
   // A kernel with rowEnds writes beyond its box's x ends: where, it does not say.
   template <class RowEnds>

@@ -81,8 +81,10 @@ void forEachRowEnd(const std::string& label, const ExecSpace& space, const Box& 
 // Where a host sweep hands over each slab of `planes` whole planes of its
 // box (fewer at its end) once computed, on the thread that computed it,
 // while others compute the next ones (ExecutionContext's SweepFollower):
-// done(to, slab). None while `to` is null. One type for every caller, so
-// that a stencil body's loop is compiled once, followed or not.
+// done(to, slab). A host loop not by planes (tiles) hands its whole box
+// over at its end; a device loop hands nothing over. None while `to` is
+// null. One type for every caller, so that a stencil body's loop is
+// compiled once, followed or not.
 struct SlabHandOver {
   int planes = 0;
   void (*done)(void* to, const Box& slab) = nullptr;
@@ -151,13 +153,15 @@ bool outputsOverlapInputs(const StencilInputs<T, NumInputs>& in,
 // the software-managed scratchpad. On a host space the caches are the
 // scratchpad: a copy would only double the loads and stores of data the
 // caches already hold, so each thread walks its tiles in place (cache
-// blocking). The body is the same, and so are the bits.
+// blocking). The body is the same, and so are the bits. `handOver`: see
+// SlabHandOver (tiles of whole planes hand over slabs).
 template <class ExecSpace, class T, std::size_t NumInputs, std::size_t NumOutputs, class Body,
           class RowEnds = NoRowEnds>
 int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box& box, int ghost,
                     const IntVector& tile, const StencilInputs<T, NumInputs>& inputs,
                     const StencilOutputs<T, NumOutputs>& outputs, const Body& body,
-                    const RowEnds& rowEnds = RowEnds{}) {
+                    const RowEnds& rowEnds = RowEnds{},
+                    const SlabHandOver& handOver = SlabHandOver{}) {
   if (box.empty()) return 0;
   TESSERA_REQUIRE_THROWS(IntVector{}.allLessThan(tile), "tile " << tile << " must be positive");
   requireStencilHalo(label, box, ghost, inputs);
@@ -177,7 +181,7 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
     // out whole planes, visits the cells in the same order and blocks them
     // the same way, and its loop measured faster (Burgers, 2 threads).
     if (tile.x >= extent.x && tile.y >= extent.y) {
-      stencilFor(label, space, box, inputs, outputs, body, rowEnds);
+      stencilFor(label, space, box, inputs, outputs, body, rowEnds, handOver);
       return numTiles;
     }
     Kokkos::parallel_for(
@@ -198,6 +202,7 @@ int tiledStencilFor(const std::string& label, const ExecSpace& space, const Box&
               if (rowStarts) rowEnds(j, k, out);
             }
         });
+    if (handOver.to != nullptr) handOver.done(handOver.to, box);
     return numTiles;
   }
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
