@@ -73,6 +73,23 @@ double averagedValue(const IntVector& c, const FineAt& fineAt) {
   return mean;
 }
 
+// The mean of the fine faces (ratio 2) on coarse cell `c`'s low or high
+// face along `axis`, the fine cells' values fineAt(cell): CoarsenFace, the
+// face operators' body, writing into a scratch cell.
+template <class FineAt>
+double faceAveragedValue(const IntVector& c, int axis, bool high, const FineAt& fineAt) {
+  const Box children = refine(Box(c, c + IntVector::uniform(1)), {2, 2, 2});
+  CCVariable<double> cells(children, "children");
+  children.forEachCell([&](const IntVector& f) { cells(f) = fineAt(f); });
+  double mean = 0.0;
+  CoarsenFace<double>{cells.constArray(),
+                      CellArray<double>(&mean, Box(c, c + IntVector::uniform(1))),
+                      {2, 2, 2},
+                      axis,
+                      high}(c.x, c.y, c.z);
+  return mean;
+}
+
 // A task on the patches of `level` that has the runtime average `label`
 // from the finer level onto them (and does nothing itself).
 inline void addAveragingTask(Scheduler& sched, const VarLabel* label, const Level& level) {

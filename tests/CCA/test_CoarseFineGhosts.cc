@@ -16,6 +16,7 @@
 
 #include "CCA/Components/Schedulers/GraphScheduler.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
+#include "CCA/Ports/Application.h"
 #include "CCA/Ports/DataWarehouse.h"
 #include "CCA/Ports/ExecutionContext.h"
 #include "Core/Grid/Grid.h"
@@ -40,6 +41,7 @@ using testing::coarseValue;
 using testing::addAveragingTask;
 using testing::addFieldTask;
 using testing::averagedValue;
+using testing::faceAveragedValue;
 using testing::executeStep;
 using testing::refinedValue;
 using testing::coarseValueSeen;
@@ -313,6 +315,71 @@ TEST_P(CoarseFineGhostsTest, CoarseCellsUnderAFinerLevelBecomeTheMeanOfItsCells)
   // Level 1 covers 8 x 8 x 4 + 6 x 6 x 4 coarse cells, checked twice.
   EXPECT_EQ(m_world.allreduceSum(averaged.load()), 2 * (8 * 8 * 4 + 6 * 6 * 4));
   EXPECT_EQ(m_world.allreduceSum(kept.load()), 2 * (16 * 16 * 8 - 8 * 8 * 4 - 6 * 6 * 4));
+}
+
+// Refluxing's face operators (fluxTransfer): a coarse cell's face under the
+// finer level takes the mean of the fine faces on it only where the finer
+// level ends, its neighbour across the face not covered (across the
+// periodic boundary too); a face between two finer patches, which
+// refluxing never reads, keeps the coarse value. (The rows beside the y
+// walls, where no coarse cell is corrected across the wall, are not checked.)
+TEST_P(CoarseFineGhostsTest, FaceOperatorsAverageOnlyWhereTheFinerLevelEnds) {
+  const Grid grid = twoLevels();
+  const Level& coarse = grid.level(0);
+  const Level& fine = grid.level(1);
+  const std::vector<int> ranks = testing::roundRobin(grid.numPatches(), m_world.size());
+  const auto sched = makeScheduler(GetParam(), m_world, SchedulerOptions{});
+  sched->beginGraph("restrict faces");
+  const IntVector cells = coarse.cellBox().size();
+  const auto covered = [&](IntVector c) {
+    c.x = (c.x + cells.x) % cells.x;  // periodic along x
+    const Box children = refine(Box(c, c + IntVector::uniform(1)), {2, 2, 2});
+    return std::any_of(fine.patches().begin(), fine.patches().end(),
+                       [&](const Patch& f) { return f.interior().contains(children); });
+  };
+  std::atomic<std::int64_t> wrong{0}, averaged{0}, kept{0};
+  for (int axis : {0, 1}) {
+    for (bool high : {false, true}) {
+      const std::string name = std::string("flux.") + "xy"[axis] + (high ? ".high" : ".low");
+      const VarLabel* flux = m_labels.create<CCVariable<double>>(name, fluxTransfer(axis, high));
+      addFieldTask(*sched, "fine", flux, fine, fineValue);
+      addFieldTask(*sched, "coarse", flux, coarse, coarseValue);
+      addAveragingTask(*sched, flux, coarse);
+      const IntVector across = IntVector::axisVector(axis, high ? 1 : -1);
+      const auto check = [&, flux, axis, high, across](const Patch& patch, const DataWarehouse&,
+                                                       DataWarehouse& dw, ExecutionContext&) {
+        const ConstCCVariable<double> var = dw.get<double>(flux, patch);
+        patch.interior().forEachCell([&](const IntVector& c) {
+          const IntVector beside = c + across;
+          if (axis == 1 && (beside.y < 0 || beside.y >= cells.y)) return;
+          if (covered(c) && !covered(beside)) {
+            ++averaged;
+            wrong += !sameBits(var(c), faceAveragedValue(c, axis, high, fineValue));
+          } else {
+            ++kept;
+            wrong += !sameBits(var(c), coarseValue(c));
+          }
+        });
+      };
+      sched->addTask(
+          std::move(Task("check " + name, check, Task::Kind::Host).requiresVar(Task::NewDW, flux)),
+          coarse.eachPatch());
+    }
+  }
+  const CompiledGraph graph = sched->compile(grid, ranks);
+  executeStep(*sched, graph);
+  EXPECT_EQ(m_world.allreduceSum(wrong.load()), 0);
+  // Level 1's regions cover the coarse boxes x [0, 8) y [4, 12) z [2, 6)
+  // and x [10, 16) y [0, 6) z [0, 4); across the periodic boundary the
+  // first's low x face meets the second's high x face in 2 x 2 cells.
+  // Averaged: x faces 8 x 4 - 4 + 6 x 4 (low) and 8 x 4 + 6 x 4 - 4 (high),
+  // y faces 8 x 4 (low; the second's is at the wall) and 8 x 4 + 6 x 4
+  // (high); every other checked face keeps its coarse value (the y faces'
+  // are checked but in the rows beside the two y walls).
+  const std::int64_t faces = (28 + 24) + (32 + 20) + 32 + (32 + 24);
+  const std::int64_t checked = 4 * coarse.numCells() - 2 * cells.x * cells.z;
+  EXPECT_EQ(m_world.allreduceSum(averaged.load()), faces);
+  EXPECT_EQ(m_world.allreduceSum(kept.load()), checked - faces);
 }
 
 TEST_P(CoarseFineGhostsTest, ALevelNestedTooShallowForTheGhostsIsAnError) {

@@ -9,7 +9,9 @@
 // 1. the finer level's fluxes of each of its steps in the coarser step are
 //    averaged onto the coarser level by their face operators (fluxTransfer):
 //    at the first and last coarse cells each finer patch covers along each
-//    axis, the mean flux of the fine faces on the coarse face; the finer
+//    axis where the finer level ends there (not between two finer patches:
+//    TaskGraph's finerOver), the mean flux of the fine faces on the coarse
+//    face; the finer
 //    level's last step writes into the coarser level's own flux variables
 //    there (the coarser level's fluxes at covered cells are never read), the
 //    earlier steps into variables the runtime makes for them;
