@@ -100,9 +100,15 @@ def run_checks(sus, deck, work, check):
             check(f"{name}: the index lists only complete files",
                   all((run_dir / e[3]).is_file() for e in index["outputs"] + index["checkpoints"]),
                   str(index))
-            # The earlier checkpoint restarts to the clean run's digest.
+            # The earlier checkpoint restarts to the clean run's digest. What
+            # a fault leaves behind does not depend on the rank count, so the
+            # restart and the read-back run on 3 ranks only (archive_restart
+            # restarts on 1 rank).
             check(f"{name}: the checkpoint of timestep 2 is listed",
                   [e[0] for e in index["checkpoints"]][:1] == [2], str(index))
+            if ranks == 1:
+                shutil.rmtree(folder, ignore_errors=True)
+                continue
             if index["checkpoints"]:
                 restarted, _ = run_in(sus, work, folder_name, ranks,
                                       options=["--restart", str(run_dir)])
