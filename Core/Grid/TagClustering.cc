@@ -25,32 +25,61 @@ std::vector<Box> notHeld(const Level& level, const Box& wanted) {
 
 }  // namespace
 
-std::vector<IntVector> tilesOfTags(const std::vector<IntVector>& tagged, int buffer,
-                                   const IntVector& tile, const IntVector& domain) {
-  // A mark per tile of the domain, read out in (z, y, x) order: sorted and
-  // unique without sorting the many repeats (most tagged cells share a tile).
-  const IntVector count{(domain.x + tile.x - 1) / tile.x, (domain.y + tile.y - 1) / tile.y,
-                        (domain.z + tile.z - 1) / tile.z};
-  std::vector<char> marked(static_cast<std::size_t>(count.x) * count.y * count.z, 0);
-  const Box inside{IntVector{}, domain};
-  for (const IntVector& cell : tagged) {
-    const Box grown = Box{cell, cell + IntVector::uniform(1)}.grow(buffer).intersection(inside);
-    if (grown.empty()) continue;
-    const IntVector first{grown.lo().x / tile.x, grown.lo().y / tile.y, grown.lo().z / tile.z};
-    const IntVector last{(grown.hi().x - 1) / tile.x, (grown.hi().y - 1) / tile.y,
-                         (grown.hi().z - 1) / tile.z};
-    for (int k = first.z; k <= last.z; ++k)
-      for (int j = first.y; j <= last.y; ++j)
-        for (int i = first.x; i <= last.x; ++i)
-          marked[(static_cast<std::size_t>(k) * count.y + j) * count.x + i] = 1;
+TileMarks::TileMarks(int buffer, const IntVector& tile, const IntVector& domain)
+    : m_buffer(buffer),
+      m_tile(tile),
+      m_domain(domain),
+      m_count{(domain.x + tile.x - 1) / tile.x, (domain.y + tile.y - 1) / tile.y,
+              (domain.z + tile.z - 1) / tile.z},
+      m_marked(static_cast<std::size_t>(m_count.x) * m_count.y * m_count.z, 0) {}
+
+void TileMarks::markRun(int first, int last, int y, int z) {
+  // The run's cells grown by the buffer: one box, as every cell's box
+  // shares the run's y and z.
+  const Box grown = Box{{first, y, z}, {last, y + 1, z + 1}}.grow(m_buffer).intersection(
+      Box{IntVector{}, m_domain});
+  if (grown.empty()) return;
+  const IntVector lo{grown.lo().x / m_tile.x, grown.lo().y / m_tile.y, grown.lo().z / m_tile.z};
+  const IntVector hi{(grown.hi().x - 1) / m_tile.x, (grown.hi().y - 1) / m_tile.y,
+                     (grown.hi().z - 1) / m_tile.z};
+  for (int k = lo.z; k <= hi.z; ++k)
+    for (int j = lo.y; j <= hi.y; ++j)
+      for (int i = lo.x; i <= hi.x; ++i)
+        m_marked[(static_cast<std::size_t>(k) * m_count.y + j) * m_count.x + i] = 1;
+}
+
+std::int64_t TileMarks::markRow(int x, int y, int z, const int* flags, int n) {
+  std::int64_t tagged = 0;
+  for (int i = 0; i < n;) {
+    if (flags[i] == 0) {
+      ++i;
+      continue;
+    }
+    const int first = i;
+    while (i < n && flags[i] != 0)
+      ++i;
+    markRun(x + first, x + i, y, z);
+    tagged += i - first;
   }
+  return tagged;
+}
+
+std::vector<IntVector> TileMarks::tiles() const {
   std::vector<IntVector> tiles;
-  for (int k = 0; k < count.z; ++k)
-    for (int j = 0; j < count.y; ++j)
-      for (int i = 0; i < count.x; ++i)
-        if (marked[(static_cast<std::size_t>(k) * count.y + j) * count.x + i])
+  for (int k = 0; k < m_count.z; ++k)
+    for (int j = 0; j < m_count.y; ++j)
+      for (int i = 0; i < m_count.x; ++i)
+        if (m_marked[(static_cast<std::size_t>(k) * m_count.y + j) * m_count.x + i])
           tiles.push_back({i, j, k});
   return tiles;
+}
+
+std::vector<IntVector> tilesOfTags(const std::vector<IntVector>& tagged, int buffer,
+                                   const IntVector& tile, const IntVector& domain) {
+  TileMarks marks(buffer, tile, domain);
+  for (const IntVector& cell : tagged)
+    marks.markRun(cell.x, cell.x + 1, cell.y, cell.z);
+  return marks.tiles();
 }
 
 std::vector<IntVector> uniqueTiles(std::vector<IntVector> tiles) {

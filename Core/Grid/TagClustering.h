@@ -12,13 +12,36 @@
 #include "Core/Grid/IntVector.h"
 #include "Core/Grid/Level.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace tessera {
 
 // The tiles (index: cell / tile per axis) of a level whose domain is
 // [0, domain) that hold a tagged cell grown by `buffer` cells (clipped to
-// the domain), sorted (z, then y, then x) and unique.
+// the domain), marked as the tags are found, a run of tagged cells along x
+// at a time: a regrid's tagging visits every cell of a level, and marking
+// each tagged cell's tiles apart cost it twice the scan (13 ns a tagged
+// cell against 1 ns a cell scanned).
+class TileMarks {
+ public:
+  TileMarks(int buffer, const IntVector& tile, const IntVector& domain);
+  // Cells [x, x + n) of row (y, z), tagged where flags[i] != 0; returns how
+  // many are.
+  std::int64_t markRow(int x, int y, int z, const int* flags, int n);
+  // Cells [first, last) of row (y, z), all tagged.
+  void markRun(int first, int last, int y, int z);
+  // The marked tiles, sorted (z, then y, then x).
+  std::vector<IntVector> tiles() const;
+
+ private:
+  int m_buffer;
+  IntVector m_tile, m_domain, m_count;
+  std::vector<char> m_marked;  // x fastest
+};
+
+// The tiles of `tagged` cells as TileMarks finds them: sorted (z, then y,
+// then x) and unique.
 std::vector<IntVector> tilesOfTags(const std::vector<IntVector>& tagged, int buffer,
                                    const IntVector& tile, const IntVector& domain);
 

@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
+#include <tuple>
 
 using namespace tessera;
 using tessera::testing::makeLevelSpec;
@@ -63,6 +65,47 @@ TEST(TagClustering, TheTilesDependOnTheSetOfTagsAlone) {
     cells.push_back(tile * kTile);
   EXPECT_EQ(tilesOfTags(cells, 0, kTile, domain), once);
   EXPECT_FALSE(once.empty());
+}
+
+// Rows of flags, as the regrid scans a patch: the tiles of every tagged
+// cell's box grown by the buffer, found cell by cell here, whatever the runs
+// of tags along a row, the buffer, or a domain that the tiles do not divide.
+TEST(TagClustering, RowsOfFlagsMarkTheTilesOfEachTaggedCell) {
+  const IntVector domain{30, 10, 7};
+  std::mt19937 random(11);
+  for (int buffer = 0; buffer <= 3; ++buffer) {
+    for (const unsigned density : {2u, 10u, 50u}) {  // tagged per 100 cells
+      TileMarks marks(buffer, kTile, domain);
+      std::set<std::tuple<int, int, int>> expected;
+      std::int64_t tagged = 0, counted = 0;
+      // A patch of rows [2, 27) along x over the domain's y and z: its
+      // edges at the domain's and away from them.
+      std::vector<int> row(25);
+      for (int z = 0; z < domain.z; ++z) {
+        for (int y = 0; y < domain.y; ++y) {
+          for (int& flag : row)
+            flag = random() % 100 < density ? 1 + static_cast<int>(random() % 3) : 0;
+          counted += marks.markRow(2, y, z, row.data(), static_cast<int>(row.size()));
+          for (std::size_t i = 0; i < row.size(); ++i) {
+            if (row[i] == 0) continue;
+            ++tagged;
+            const IntVector cell{2 + static_cast<int>(i), y, z};
+            Box{cell, cell + IntVector::uniform(1)}
+                .grow(buffer)
+                .intersection(Box{IntVector{}, domain})
+                .forEachCell([&](const IntVector& c) {
+                  expected.insert({c.z / kTile.z, c.y / kTile.y, c.x / kTile.x});
+                });
+          }
+        }
+      }
+      std::vector<IntVector> want;
+      for (const auto& [z, y, x] : expected)
+        want.push_back({x, y, z});
+      EXPECT_EQ(marks.tiles(), want) << "buffer " << buffer << ", density " << density;
+      EXPECT_EQ(counted, tagged);
+    }
+  }
 }
 
 TEST(TagClustering, RegionsAreRefinedTilesCutByTheLargestPatch) {

@@ -20,7 +20,8 @@ namespace {
 std::vector<IntVector> localTiles(const Level& level, const std::vector<int>& patchRanks,
                                   const OnDemandDataWarehouse& dw, const VarLabel* refineFlag,
                                   const AmrSpec& amr, int rank, std::int64_t& tagged) {
-  std::vector<IntVector> cells;
+  TileMarks marks(amr.buffer, amr.tileCells(), level.resolution());
+  std::vector<int> flag;
   for (const Patch* patch : patchesOwnedBy(level, patchRanks, rank)) {
     const auto flags =
         std::dynamic_pointer_cast<const CCVariable<int>>(dw.findGridVariable(refineFlag, *patch));
@@ -28,15 +29,16 @@ std::vector<IntVector> localTiles(const Level& level, const std::vector<int>& pa
                            "the tagging task left no '" << refineFlag->name() << "' on " << *patch);
     // The flags in one host copy (x fastest), rather than an access per cell.
     const Box interior = patch->interior();
-    std::vector<int> flag(static_cast<std::size_t>(interior.volume()));
+    flag.resize(static_cast<std::size_t>(interior.volume()));
     flags->pack(interior, reinterpret_cast<std::byte*>(flag.data()));
-    std::size_t at = 0;
-    interior.forEachCell([&](const IntVector& cell) {
-      if (flag[at++] != 0) cells.push_back(cell);
-    });
+    const IntVector size = interior.size();
+    const int* row = flag.data();
+    for (int k = interior.lo().z; k < interior.hi().z; ++k) {
+      for (int j = interior.lo().y; j < interior.hi().y; ++j, row += size.x)
+        tagged += marks.markRow(interior.lo().x, j, k, row, size.x);
+    }
   }
-  tagged += static_cast<std::int64_t>(cells.size());
-  return tilesOfTags(cells, amr.buffer, amr.tileCells(), level.resolution());
+  return marks.tiles();
 }
 
 // Every rank's tiles, the same sorted list on every rank.

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace tessera {
 
@@ -24,25 +26,38 @@ std::vector<IntVector> tilesForNesting(const std::vector<IntVector>& fineTiles,
                                        const IntVector& coarseResolution,
                                        const std::array<bool, 3>& periodic, const AmrSpec& amr) {
   const IntVector tile = amr.tileCells();
-  std::vector<IntVector> cells;
+  // Where coarse cells [lo, hi) along `axis` land: wrapped across a
+  // periodic face (one or two runs), clamped at a wall (one run: clamping
+  // keeps a run contiguous).
+  const auto runsAlong = [&](int axis, int lo, int hi) {
+    const int n = coarseResolution[axis];
+    std::vector<std::pair<int, int>> runs;
+    if (!periodic[axis]) {
+      runs.emplace_back(std::clamp(lo, 0, n - 1), std::clamp(hi - 1, 0, n - 1) + 1);
+    } else if (hi - lo >= n) {
+      runs.emplace_back(0, n);
+    } else {
+      const int first = ((lo % n) + n) % n;
+      const int last = first + (hi - lo);
+      runs.emplace_back(first, std::min(last, n));
+      if (last > n) runs.emplace_back(0, last - n);
+    }
+    return runs;
+  };
+  TileMarks marks(0, tile, coarseResolution);
   for (const IntVector& index : fineTiles) {
     const Box fine = Box{index * tile, (index + IntVector::uniform(1)) * tile}
                          .intersection(Box{IntVector{}, fineResolution})
                          .grow(amr.nestingBuffer);
     const Box below = coarsen(fine, amr.ratioVector());
-    below.forEachCell([&](IntVector cell) {
-      for (int axis = 0; axis < 3; ++axis) {
-        const int n = coarseResolution[axis];
-        if (periodic[axis]) {
-          cell[axis] = ((cell[axis] % n) + n) % n;
-        } else {
-          cell[axis] = std::clamp(cell[axis], 0, n - 1);
-        }
-      }
-      cells.push_back(cell);
-    });
+    for (const auto& [z0, z1] : runsAlong(2, below.lo().z, below.hi().z))
+      for (int z = z0; z < z1; ++z)
+        for (const auto& [y0, y1] : runsAlong(1, below.lo().y, below.hi().y))
+          for (int y = y0; y < y1; ++y)
+            for (const auto& [x0, x1] : runsAlong(0, below.lo().x, below.hi().x))
+              marks.markRun(x0, x1, y, z);
   }
-  return tilesOfTags(cells, 0, tile, coarseResolution);
+  return marks.tiles();
 }
 
 std::vector<IntVector> merged(const std::vector<IntVector>& a, const std::vector<IntVector>& b) {
