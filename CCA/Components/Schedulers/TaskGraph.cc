@@ -529,14 +529,19 @@ class GraphBuilder {
   // them (Reflux.h). A face between two finer patches is read by no one,
   // and averaging the fluxes there cost more than the rest of the
   // averaging (the x faces' four fine rows per coarse face, cold).
-  std::vector<std::pair<const Patch*, Box>> finerOver(const Patch& patch,
-                                                      const VarLabel* label = nullptr) const {
-    std::vector<std::pair<const Patch*, Box>> covers;
+  // Label-independent but for the operator: found once per patch and
+  // operator (a subcycled graph averages many labels alike, each step's).
+  const std::vector<std::pair<const Patch*, Box>>& finerOver(const Patch& patch,
+                                                             const VarLabel* label = nullptr) {
+    const CoarsenOp op = label != nullptr ? label->levelTransfer().coarsen : CoarsenOp::Average;
+    const auto key = std::make_pair(patch.id(), static_cast<int>(op));
+    const auto found = m_finerOver.find(key);
+    if (found != m_finerOver.end()) return found->second;
+    std::vector<std::pair<const Patch*, Box>>& covers = m_finerOver[key];
     const int l = patch.level().index();
     if (l + 1 >= m_grid.numLevels()) return covers;
     const Level& finer = m_grid.level(l + 1);
     const IntVector ratio = finer.refinementRatio();
-    const CoarsenOp op = label != nullptr ? label->levelTransfer().coarsen : CoarsenOp::Average;
     for (const Patch* fine : finer.patchesIntersecting(refine(patch.interior(), ratio))) {
       const Box under = coarsen(fine->interior(), ratio);
       if (!isFaceOp(op)) {
@@ -572,7 +577,7 @@ class GraphBuilder {
     auto found = m_coarsenOf.find(key);
     int index;
     if (found == m_coarsenOf.end()) {
-      const std::vector<std::pair<const Patch*, Box>> covers = finerOver(patch, label);
+      const std::vector<std::pair<const Patch*, Box>>& covers = finerOver(patch, label);
       if (covers.empty()) return -1;
       CoarsenFill fill;
       fill.label = label;
@@ -828,6 +833,8 @@ class GraphBuilder {
   // (patch, depth, ghost type[, refine operator]) -> geometry
   std::map<std::tuple<int, int, int>, std::vector<GhostRegion>> m_regions;
   std::map<std::tuple<int, int, int, int>, CoarseFinePlan> m_coarseFine;
+  // (coarse patch, coarsen operator) -> the finer patches over it and their cells
+  std::map<std::pair<int, int>, std::vector<std::pair<const Patch*, Box>>> m_finerOver;
   std::map<FillKey, int> m_coarsenOf;
   bool m_coarsens = false;  // some task averages from a finer level
 };
