@@ -407,7 +407,35 @@ class GraphBuilder {
       plan.staging = boundingBox(plan.staging, footprints.back());
     }
     plan.held = heldPart(coarse, plan.staging);
-    plan.sources = coarse.sourcesOf(plan.held);
+    // Only the cells the refinements read: the staging box bounds the
+    // footprints of every face, edge and corner of the patch's coarse-fine
+    // ghost cells, about twice their cells for a patch at an edge of its
+    // level (and the coarse cells under the patch itself, which no
+    // refinement reads), copied, or sent by another rank, every fill.
+    // A footprint's cells beyond a wall repeat the held cells nearest them
+    // (repeatPastHeld): its box clamped into the held box is what it reads.
+    const auto clampedIntoHeld = [&](const Box& box) {
+      IntVector lo, hi;
+      for (int axis = 0; axis < 3; ++axis) {
+        const int first = plan.held.lo()[axis], last = plan.held.hi()[axis] - 1;
+        lo[axis] = std::clamp(box.lo()[axis], first, last);
+        hi[axis] = std::clamp(box.hi()[axis] - 1, first, last) + 1;
+      }
+      return Box{lo, hi};
+    };
+    std::vector<Box> read;  // disjoint
+    for (const Box& footprint : footprints) {
+      if (footprint.empty()) continue;
+      std::vector<Box> more{clampedIntoHeld(footprint)};
+      for (const Box& done : read)
+        more = difference(more, done);
+      read.insert(read.end(), more.begin(), more.end());
+    }
+    for (const Box& box : read) {
+      if (box.empty()) continue;
+      const std::vector<GhostRegion> sources = coarse.sourcesOf(box);
+      plan.sources.insert(plan.sources.end(), sources.begin(), sources.end());
+    }
     std::vector<Box> missing;
     for (const Box& footprint : footprints)
       missing.push_back(footprint.intersection(plan.held));
