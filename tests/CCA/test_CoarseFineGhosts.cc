@@ -37,15 +37,15 @@ namespace {
 
 const char* const kModes[] = {"host", "sync", "async"};
 
-using testing::coarseValue;
 using testing::addAveragingTask;
 using testing::addFieldTask;
 using testing::averagedValue;
-using testing::faceAveragedValue;
-using testing::executeStep;
-using testing::refinedValue;
+using testing::coarseValue;
 using testing::coarseValueSeen;
+using testing::executeStep;
+using testing::faceAveragedValue;
 using testing::fineValue;
+using testing::refinedValue;
 using testing::sameBits;
 
 // Level 0: 16 x 16 x 8 cells in 2 x 2 x 2 patches, periodic along x, one
