@@ -425,7 +425,7 @@ class GraphBuilder {
     };
     std::vector<Box> read;  // disjoint
     for (const Box& footprint : footprints) {
-      if (footprint.empty()) continue;
+      if (footprint.empty() || plan.held.empty()) continue;  // (then reported missing below)
       std::vector<Box> more{clampedIntoHeld(footprint)};
       for (const Box& done : read)
         more = difference(more, done);
