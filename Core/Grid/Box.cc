@@ -86,6 +86,16 @@ Box boundingBox(const Box& a, const Box& b) {
   return {min(a.lo(), b.lo()), max(a.hi(), b.hi())};
 }
 
+Box clampedInto(const Box& b, const Box& bounds) {
+  IntVector lo, hi;
+  for (int axis = 0; axis < 3; ++axis) {
+    const int first = bounds.lo()[axis], last = bounds.hi()[axis] - 1;
+    lo[axis] = std::clamp(b.lo()[axis], first, last);
+    hi[axis] = std::clamp(b.hi()[axis] - 1, first, last) + 1;
+  }
+  return {lo, hi};
+}
+
 std::ostream& operator<<(std::ostream& out, const Box& b) {
   return out << '[' << b.lo() << ", " << b.hi() << ')';
 }

@@ -114,6 +114,10 @@ Box coarsen(const Box& b, const IntVector& ratio);
 Box coarsenInside(const Box& b, const IntVector& ratio);
 // The smallest box holding both (an empty one adds nothing).
 Box boundingBox(const Box& a, const Box& b);
+// `b` with each axis's range clamped into `bounds`' (non-empty): the cells
+// of `bounds` nearest to `b`'s, a range beyond `bounds` becoming its last
+// plane there.
+Box clampedInto(const Box& b, const Box& bounds);
 
 std::ostream& operator<<(std::ostream& out, const Box& b);
 

@@ -59,35 +59,38 @@ inline double refinedValue(const CCVariable<double>& coarse, const IntVector& c,
   return value;
 }
 
-// The mean of coarse cell `c`'s fine cells (ratio 2) whose values are
-// fineAt(cell): CoarsenCell, the kernels' body, writing into a scratch cell.
-template <class FineAt>
-double averagedValue(const IntVector& c, const FineAt& fineAt) {
+// Coarse cell `c`'s fine cells (ratio 2) with the values fineAt(cell), and
+// the value `op` (a coarsen operator's body, CoarsenCell or CoarsenFace,
+// made by makeOp(fine, coarse)) gives `c` from them, written into a scratch
+// cell.
+template <class FineAt, class MakeOp>
+double coarsenedValue(const IntVector& c, const FineAt& fineAt, const MakeOp& makeOp) {
   const Box children = refine(Box(c, c + IntVector::uniform(1)), {2, 2, 2});
   CCVariable<double> cells(children, "children");
   children.forEachCell([&](const IntVector& f) { cells(f) = fineAt(f); });
-  double mean = 0.0;
-  CoarsenCell<double>{cells.constArray(),
-                      CellArray<double>(&mean, Box(c, c + IntVector::uniform(1))),
-                      {2, 2, 2}}(c.x, c.y, c.z);
-  return mean;
+  double value = 0.0;
+  const auto op =
+      makeOp(cells.constArray(), CellArray<double>(&value, Box(c, c + IntVector::uniform(1))));
+  op(c.x, c.y, c.z);
+  return value;
+}
+
+// The mean of coarse cell `c`'s fine cells (ratio 2) whose values are
+// fineAt(cell): CoarsenCell, the kernels' body.
+template <class FineAt>
+double averagedValue(const IntVector& c, const FineAt& fineAt) {
+  return coarsenedValue(c, fineAt, [](const auto& fine, const auto& coarse) {
+    return CoarsenCell<double>{fine, coarse, {2, 2, 2}};
+  });
 }
 
 // The mean of the fine faces (ratio 2) on coarse cell `c`'s low or high
-// face along `axis`, the fine cells' values fineAt(cell): CoarsenFace, the
-// face operators' body, writing into a scratch cell.
+// face along `axis`: CoarsenFace, the face operators' body.
 template <class FineAt>
 double faceAveragedValue(const IntVector& c, int axis, bool high, const FineAt& fineAt) {
-  const Box children = refine(Box(c, c + IntVector::uniform(1)), {2, 2, 2});
-  CCVariable<double> cells(children, "children");
-  children.forEachCell([&](const IntVector& f) { cells(f) = fineAt(f); });
-  double mean = 0.0;
-  CoarsenFace<double>{cells.constArray(),
-                      CellArray<double>(&mean, Box(c, c + IntVector::uniform(1))),
-                      {2, 2, 2},
-                      axis,
-                      high}(c.x, c.y, c.z);
-  return mean;
+  return coarsenedValue(c, fineAt, [axis, high](const auto& fine, const auto& coarse) {
+    return CoarsenFace<double>{fine, coarse, {2, 2, 2}, axis, high};
+  });
 }
 
 // A task on the patches of `level` that has the runtime average `label`

@@ -145,3 +145,13 @@ TEST(Box, MergeAdjacentJoinsNeighboursIntoTheFewestBoxes) {
   ASSERT_EQ(row.size(), 1U);
   EXPECT_EQ(row.front(), Box({0, 0, 0}, {8, 2, 1}));
 }
+
+TEST(Box, ClampedIntoTakesTheNearestCellsOfTheBounds) {
+  const Box bounds{{0, 0, 0}, {8, 8, 8}};
+  // Inside: unchanged; across a side: cut there.
+  EXPECT_EQ(clampedInto(Box({2, 3, 4}, {5, 6, 7}), bounds), Box({2, 3, 4}, {5, 6, 7}));
+  EXPECT_EQ(clampedInto(Box({-2, 3, 6}, {3, 6, 10}), bounds), Box({0, 3, 6}, {3, 6, 8}));
+  // Wholly beyond a side: the bounds' last plane there.
+  EXPECT_EQ(clampedInto(Box({-3, 2, 2}, {-1, 4, 4}), bounds), Box({0, 2, 2}, {1, 4, 4}));
+  EXPECT_EQ(clampedInto(Box({2, 9, 2}, {4, 12, 4}), bounds), Box({2, 7, 2}, {4, 8, 4}));
+}

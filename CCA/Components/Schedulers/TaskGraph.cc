@@ -414,25 +414,16 @@ class GraphBuilder {
     // refinement reads), copied, or sent by another rank, every fill.
     // A footprint's cells beyond a wall repeat the held cells nearest them
     // (repeatPastHeld): its box clamped into the held box is what it reads.
-    const auto clampedIntoHeld = [&](const Box& box) {
-      IntVector lo, hi;
-      for (int axis = 0; axis < 3; ++axis) {
-        const int first = plan.held.lo()[axis], last = plan.held.hi()[axis] - 1;
-        lo[axis] = std::clamp(box.lo()[axis], first, last);
-        hi[axis] = std::clamp(box.hi()[axis] - 1, first, last) + 1;
-      }
-      return Box{lo, hi};
-    };
+    // (An empty held box: its cells are reported missing below.)
     std::vector<Box> read;  // disjoint
     for (const Box& footprint : footprints) {
-      if (footprint.empty() || plan.held.empty()) continue;  // (then reported missing below)
-      std::vector<Box> more{clampedIntoHeld(footprint)};
+      if (footprint.empty() || plan.held.empty()) continue;
+      std::vector<Box> more{clampedInto(footprint, plan.held)};
       for (const Box& done : read)
         more = difference(more, done);
       read.insert(read.end(), more.begin(), more.end());
     }
     for (const Box& box : read) {
-      if (box.empty()) continue;
       const std::vector<GhostRegion> sources = coarse.sourcesOf(box);
       plan.sources.insert(plan.sources.end(), sources.begin(), sources.end());
     }

@@ -26,21 +26,20 @@ std::vector<IntVector> tilesForNesting(const std::vector<IntVector>& fineTiles,
                                        const IntVector& coarseResolution,
                                        const std::array<bool, 3>& periodic, const AmrSpec& amr) {
   const IntVector tile = amr.tileCells();
-  // Where coarse cells [lo, hi) along `axis` land: wrapped across a
-  // periodic face (one or two runs), clamped at a wall (one run: clamping
-  // keeps a run contiguous).
+  // Where coarse cells [lo, hi) along a periodic axis land, wrapped: one
+  // run or two. Along the other axes they are clamped to the domain first
+  // (clamping keeps a run contiguous).
   const auto runsAlong = [&](int axis, int lo, int hi) {
-    const int n = coarseResolution[axis];
     std::vector<std::pair<int, int>> runs;
+    const int n = coarseResolution[axis];
     if (!periodic[axis]) {
-      runs.emplace_back(std::clamp(lo, 0, n - 1), std::clamp(hi - 1, 0, n - 1) + 1);
+      runs.emplace_back(lo, hi);
     } else if (hi - lo >= n) {
       runs.emplace_back(0, n);
     } else {
-      const int first = ((lo % n) + n) % n;
-      const int last = first + (hi - lo);
-      runs.emplace_back(first, std::min(last, n));
-      if (last > n) runs.emplace_back(0, last - n);
+      const int first = lo - floorDiv(lo, n) * n;
+      runs.emplace_back(first, std::min(first + (hi - lo), n));
+      if (first + (hi - lo) > n) runs.emplace_back(0, first + (hi - lo) - n);
     }
     return runs;
   };
@@ -49,7 +48,14 @@ std::vector<IntVector> tilesForNesting(const std::vector<IntVector>& fineTiles,
     const Box fine = Box{index * tile, (index + IntVector::uniform(1)) * tile}
                          .intersection(Box{IntVector{}, fineResolution})
                          .grow(amr.nestingBuffer);
-    const Box below = coarsen(fine, amr.ratioVector());
+    const Box coarse = coarsen(fine, amr.ratioVector());
+    IntVector lo = coarse.lo(), hi = coarse.hi();  // the periodic axes as they are
+    for (int axis = 0; axis < 3; ++axis) {
+      if (periodic[axis]) continue;
+      lo[axis] = 0;
+      hi[axis] = coarseResolution[axis];
+    }
+    const Box below = clampedInto(coarse, Box{lo, hi});
     for (const auto& [z0, z1] : runsAlong(2, below.lo().z, below.hi().z))
       for (int z = z0; z < z1; ++z)
         for (const auto& [y0, y1] : runsAlong(1, below.lo().y, below.hi().y))
