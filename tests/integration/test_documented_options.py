@@ -58,9 +58,10 @@ TIME_INTERVAL = 0.035
 STATS_KEYS = ["timestep", "time", "delt", "wall_seconds", "scheduler", "device_busy_seconds", "task_seconds",
               "mpi_wait_seconds",
               "pack_unpack_seconds", "comm_work_seconds", "comm_overlapped_seconds", "overlap_fraction", "tasks",
-              "tiles", "kernels", "messages_sent", "bytes_sent"]
+              "tiles", "kernels", "messages_sent", "bytes_sent", "group_refinements", "swept_averages"]
 THREE_STEPS = "3 steps on 16^3 (any layout, threads, mode)"  # the runs that must share one digest
-COUNTERS = ["timestep", "tasks", "tiles", "kernels", "messages_sent", "bytes_sent"]
+COUNTERS = ["timestep", "tasks", "tiles", "kernels", "messages_sent", "bytes_sent", "group_refinements",
+            "swept_averages"]
 NUMBERS = [key for key in STATS_KEYS if key != "scheduler"]
 
 
@@ -257,6 +258,9 @@ def run_checks(sus, deck, work):
               lines and all(line["tasks"] > 0 and line["kernels"] > 0 for line in lines)
               and all((line["messages_sent"] > 0 and line["bytes_sent"] > 0) if ranks > 1
                       else (line["messages_sent"] == 0 and line["bytes_sent"] == 0) for line in lines), str(lines))
+        check(f"--stats on {ranks} rank(s): one level: no refinements, no averages onto a coarser level",
+              lines and all(line["group_refinements"] == 0 and line["swept_averages"] == 0 for line in lines),
+              str(lines[:1]))
         check(f"--stats on {ranks} rank(s): overlap_fraction is a fraction",
               lines and all(0.0 <= line["overlap_fraction"] <= 1.0 for line in lines), str(lines))
 

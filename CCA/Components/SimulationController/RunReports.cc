@@ -50,7 +50,9 @@ void writeStatsLine(std::ostream& out, int step, double time, double delT, doubl
                                        {"tiles", s.tiles},
                                        {"kernels", s.kernels},
                                        {"messages_sent", s.messagesSent},
-                                       {"bytes_sent", s.bytesSent}};
+                                       {"bytes_sent", s.bytesSent},
+                                       {"group_refinements", s.groupRefinements},
+                                       {"swept_averages", s.sweptAverages}};
   out << line.dump() << '\n';
 }
 

@@ -323,6 +323,14 @@ void scheduleSubcycledTimestep(const Grid& grid, Application& app, VarLabelRegis
     for (int k = 0; k < substepsOf(level); ++k) {
       WrappingScheduler recorder(sched, SubstepRecorder(timeline, level, k, computed));
       app.scheduleTimeAdvance(level, recorder);
+      if (l + 1 == grid.numLevels()) continue;
+      // Right after the substep, so that it runs before the finer level's
+      // substeps: the averages onto the copy wait for it, and made in the
+      // finer level's last sweep (SweepAverager) only if it has run then.
+      const int p = (k + 1) * timeline.stride(level);
+      for (const VarLabel* label : synced)
+        scheduleSynchronisedCopy(level, timeline.at(label, level, p, true),
+                                 timeline.at(label, level, p, false), sched);
     }
   }
   std::set<std::pair<const VarLabel*, int>> made;  // refluxing's storage
@@ -334,12 +342,8 @@ void scheduleSubcycledTimestep(const Grid& grid, Application& app, VarLabelRegis
     for (int k = 0; k < substepsOf(level); ++k) {
       const int p = (k + 1) * stride;
       std::vector<const VarLabel*> names;
-      for (const VarLabel* label : synced) {
-        const LabelDW own = timeline.at(label, level, p, true);
-        const LabelDW after = timeline.at(label, level, p, false);
-        scheduleSynchronisedCopy(level, own, after, sched);
-        names.push_back(after.first);
-      }
+      for (const VarLabel* label : synced)
+        names.push_back(timeline.at(label, level, p, false).first);
       scheduleAveragingFrom(grid.level(l + 1), names, sched);
       if (reflux) {
         RefluxStep step = refluxAt(timeline, app, grid.level(l + 1), p);
