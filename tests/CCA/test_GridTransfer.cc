@@ -14,6 +14,7 @@
 #include "CCA/Components/Schedulers/GridTransfer.h"
 #include "CCA/Components/Schedulers/OnDemandDataWarehouse.h"
 #include "Core/Grid/Grid.h"
+#include "Core/Grid/PatchGroup.h"
 #include "Core/Grid/Variables/CCVariable.h"
 #include "Core/Grid/Variables/LevelOperators.h"
 #include "Core/Parallel/Communicator.h"
@@ -23,6 +24,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace tessera {
@@ -146,6 +148,51 @@ TEST_F(GridTransferTest, HeldCellsArriveAsTheyWereAndNewOnesAreRefinedFromTheLev
     EXPECT_GT(m_world.allreduceSum(std::int64_t{refined}), 0);
     if (ranks > 1) {
       EXPECT_GT(m_world.allreduceSum(counts.messages), 0) << "patches changed ranks";
+    }
+  }
+}
+
+// The moved variables are allocated as the timestep graph's group tasks
+// read them: a patch group's patches windows on one allocation (or, with
+// patch groups off, each patch its own), so that no task gathers them again.
+TEST_F(GridTransferTest, MovedVariablesShareTheirPatchGroupsAllocation) {
+  const Grid from = before();
+  const Grid to = after();
+  const std::vector<int> fromRanks = shifted(from.numPatches(), m_world.size(), 0);
+  // Contiguous runs of patch ids per rank, so that ranks hold groups.
+  std::vector<int> toRanks;
+  for (int id = 0; id < to.numPatches(); ++id)
+    toRanks.push_back(id * m_world.size() / to.numPatches());
+  const VarLabel* u = m_labels.create<CCVariable<double>>("grouped u");
+  for (const bool groups : {true, false}) {
+    OnDemandDataWarehouse source("OldDW", 3, 0.0, 0.0);
+    OnDemandDataWarehouse destination("NewDW", 3, 0.0, 0.0);
+    destination.setGhostLayers({{u, 1}});
+    fill(from, fromRanks, source, u);
+    SchedulerStats stats;
+    transferGrid({from, fromRanks, source}, {to, toRanks, destination, groups}, {u}, m_world,
+                 stats);
+    std::int64_t shared = 0;
+    for (int l = 0; l < to.numLevels(); ++l) {
+      std::vector<const Patch*> local;
+      for (const Patch& patch : to.level(l).patches())
+        if (toRanks[static_cast<std::size_t>(patch.id())] == m_world.rank()) local.push_back(&patch);
+      std::set<const void*> storages;
+      for (const PatchGroup& group : formPatchGroups(local, groups)) {
+        for (const Patch* patch : group.patches()) {
+          const auto var = destination.findGridVariable(u, *patch);
+          ASSERT_NE(var, nullptr) << *patch;
+          EXPECT_TRUE(destination.inGroupStorage(u, group.storageKey(), *var)) << *patch;
+          storages.insert(var->storage());
+        }
+        shared += static_cast<std::int64_t>(group.patches().size()) - 1;
+      }
+      EXPECT_EQ(storages.size(), groups ? formPatchGroups(local, true).size() : local.size());
+    }
+    if (groups) {
+      EXPECT_GT(m_world.allreduceSum(shared), 0) << "some groups of several patches";
+    } else {
+      EXPECT_EQ(shared, 0);
     }
   }
 }

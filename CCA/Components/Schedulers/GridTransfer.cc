@@ -5,6 +5,7 @@
 #include "CCA/Components/Schedulers/GhostFills.h"
 #include "CCA/Components/Schedulers/MessageBuffers.h"
 #include "CCA/Components/Schedulers/MessageExchange.h"
+#include "Core/Grid/PatchGroup.h"
 #include "Core/Grid/Variables/GridVariableFactory.h"
 #include "Core/Grid/Variables/LevelOperators.h"
 #include "Core/Parallel/Communicator.h"
@@ -138,12 +139,17 @@ GridTransferCounts transferGrid(const GridSide& from, const GridSide& to,
   for (int l = 0; l < to.grid.numLevels(); ++l) {
     const Level& level = to.grid.level(l);
     const Level* old = l < from.grid.numLevels() ? &from.grid.level(l) : nullptr;
-    for (const Patch& patch : level.patches()) {
-      if (ownerTo(patch.id()) != rank) continue;
+    // One allocation per patch group, as the timestep graph's tasks will
+    // want them: a variable per patch would be gathered into one at its
+    // group's first read (another copy of every cell).
+    std::vector<const Patch*> local;
+    for (const Patch& patch : level.patches())
+      if (ownerTo(patch.id()) == rank) local.push_back(&patch);
+    for (const PatchGroup& group : formPatchGroups(local, to.patchGroups)) {
       for (const VarLabel* label : labels) {
-        to.dw.putGridVariable(
-            label, patch,
-            makeGridVariable(label, level.ghostedBox(patch, to.dw.ghostLayersToAllocate(label))));
+        to.dw.putGroupVariable(
+            label, group,
+            makeGridVariable(label, group.ghostedBox(to.dw.ghostLayersToAllocate(label))));
       }
     }
 

@@ -21,11 +21,14 @@ class Communicator;
 class TraceTrack;
 
 // One side of a transfer: a grid, which rank holds each of its patches
-// (indexed by patch id), and the warehouse holding this rank's variables.
+// (indexed by patch id), and the warehouse holding this rank's variables;
+// on the side transferred to, whether they are allocated per patch group
+// (formPatchGroups, as scheduler.patch_groups asks the graph) or per patch.
 struct GridSide {
   const Grid& grid;
   const std::vector<int>& patchRanks;
   OnDemandDataWarehouse& dw;
+  bool patchGroups = true;
 };
 
 struct GridTransferCounts {
@@ -37,7 +40,8 @@ struct GridTransferCounts {
 
 // Fills `to.dw` with `labels` (cell variables) on the patches `to`'s rank
 // holds: each patch's extended box (interior and extra cells), allocated
-// with the ghost layers `to.dw` asks for. Level 0 must be the same in both
+// with the ghost layers `to.dw` asks for, a group's patches windows on one
+// allocation (`to.patchGroups`). Level 0 must be the same in both
 // grids. Every rank calls it (point-to-point messages on `comm`, which
 // nothing else may use meanwhile); the same cells on any rank count.
 // Throws, on every rank alike, when a finer level of `to` is not nested

@@ -444,7 +444,8 @@ RunResult SimulationController::run(const RunOptions& options) {
     const Timer transferTimer;
     SchedulerStats transferStats;
     const GridTransferCounts counts =
-        transferGrid({grid, patchRanks, *newDW}, {target, nextRanks, *moved}, cellLabels,
+        transferGrid({grid, patchRanks, *newDW},
+                     {target, nextRanks, *moved, sched.options().patchGroups}, cellLabels,
                      *transferComm, transferStats, mainTrack);
     report.transferSeconds = m_world.allreduceMax(transferTimer.seconds());
     // One sum of the four counts (exact as doubles: far below 2^53).
