@@ -267,12 +267,47 @@ void Advection::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW,
         });
     return;
   }
-  // The same update, keeping the fluxes through every cell's faces for refluxing.
   StencilOutputs<double, 5> outputs{{next}};
   for (int axis = 0; axis < 2; ++axis) {
     outputs[1 + 2 * axis] = newDW.allocateAndPut<double>(m_lowFlux[axis], group).array();
     outputs[2 + 2 * axis] = newDW.allocateAndPut<double>(m_highFlux[axis], group).array();
   }
+  if (group.level().finer() == nullptr) {
+    // Refluxing reads the finest level's fluxes only where the level ends,
+    // on faces that are sides of its patch groups: those alone, in one
+    // launch before the update, which then stores no flux (the stores cost
+    // it 6-20 % a cell update). The same expressions, so the same bits.
+    const Box cells = group.interior();
+    const IntVector lo = cells.lo();
+    const IntVector last = cells.hi() - IntVector::uniform(1);
+    const auto side = [&](int axis, int at) {
+      IntVector sideLo = lo, sideHi = cells.hi();
+      sideLo[axis] = at;
+      sideHi[axis] = at + 1;
+      return Box{sideLo, sideHi};
+    };
+    const Kokkos::Array<Box, 4> sides{side(0, lo.x), side(0, last.x), side(1, lo.y),
+                                      side(1, last.y)};
+    const CellArray<double> xLow = outputs[1], xHigh = outputs[2];
+    const CellArray<double> yLow = outputs[3], yHigh = outputs[4];
+    exec.parallelForBoxes(
+        sides, 4, KOKKOS_LAMBDA(int i, int j, int k) {
+          // A cell on two sides (an edge of the group) is visited twice.
+          if (i == lo.x) xLow(i, j, k) = flux.x(phi, i, j, k);
+          if (i == last.x) xHigh(i, j, k) = flux.x(phi, i + 1, j, k);
+          if (j == lo.y) yLow(i, j, k) = flux.y(phi, i, j, k);
+          if (j == last.y) yHigh(i, j, k) = flux.y(phi, i, j + 1, k);
+        });
+    exec.stencilFor(
+        cells, 2, StencilInputs<double, 1>{{phi}}, StencilOutputs<double, 1>{{next}},
+        KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
+                      const StencilOutputs<double, 1>& out) {
+          out[0](i, j, k) = flux.updated(in[0], i, j, k);
+        });
+    return;
+  }
+  // A level with a finer one: the fluxes through every cell's faces, where
+  // the finer level may end anywhere.
   exec.stencilFor(
       group.interior(), 2, StencilInputs<double, 1>{{phi}}, outputs,
       KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
