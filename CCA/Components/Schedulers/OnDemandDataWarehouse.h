@@ -3,6 +3,7 @@
 // on demand by the tasks that compute them. Thread-safe: tasks on several
 // threads may put and get at once.
 
+#include "CCA/Components/Schedulers/FlatLabelMap.h"
 #include "CCA/Components/Schedulers/LabelKey.h"
 #include "CCA/Components/Schedulers/VariablePool.h"
 #include "CCA/Ports/DataWarehouse.h"
@@ -145,7 +146,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   mutable std::mutex m_mutex;
   // Mutable: gathering a group's patches into one allocation (findGroupVariable)
   // changes where the values live, not what they are.
-  mutable LabelKeyMap<std::shared_ptr<GridVariableBase>> m_grid;
+  mutable FlatLabelMap<std::shared_ptr<GridVariableBase>> m_grid;
   std::map<const VarLabel*, int> m_ghostLayers;
   // A reduction value lives in the map node (no allocation of its own).
   struct Contribution {
@@ -154,7 +155,7 @@ class OnDemandDataWarehouse final : public DataWarehouse {
   std::map<const VarLabel*, std::map<int, Contribution>> m_contributions;
   std::map<const VarLabel*, std::vector<std::byte>> m_reduced;
   LabelKeyMap<std::any> m_perPatch;
-  LabelKeyMap<std::pair<int, Ghost::Type>> m_localGhostsFilled;
+  FlatLabelMap<std::pair<int, Ghost::Type>> m_localGhostsFilled;
   std::shared_ptr<VariablePool> m_pool;
   struct StorageOffer {
     std::shared_ptr<GridVariableBase> storage;

@@ -6,6 +6,7 @@
 // the warehouses of one run; thread-safe (tasks allocate on the device
 // thread while the control thread retires a warehouse).
 
+#include "CCA/Components/Schedulers/FlatLabelMap.h"
 #include "CCA/Components/Schedulers/LabelKey.h"
 #include "Core/Grid/Box.h"
 #include "Core/Grid/VarLabel.h"
@@ -46,7 +47,7 @@ class VariablePool {
 
  private:
   mutable std::mutex m_mutex;
-  LabelKeyMap<std::shared_ptr<GridVariableBase>> m_grid;
+  FlatLabelMap<std::shared_ptr<GridVariableBase>> m_grid;
   LabelKeyMap<std::any> m_perPatch;
   LabelKeyMap<std::shared_ptr<BlockData>> m_blocks;
 };
