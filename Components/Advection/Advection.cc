@@ -274,36 +274,26 @@ void Advection::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW,
   }
   if (group.level().finer() == nullptr) {
     // Refluxing reads the finest level's fluxes only where the level ends,
-    // on faces that are sides of its patch groups: those alone. The x sides
-    // with the update (two stores a row, in the row's first and last cache
-    // lines), the y sides' two rows a plane in one launch before it; the
-    // stores of every cell's fluxes cost the update 9-16 % a cell. The same
-    // expressions, so the same bits.
+    // on faces that are sides of its patch groups: the update stores those
+    // alone (two stores an x row, whole rows at the y sides), the values it
+    // applies itself. Every cell's fluxes cost it 9-16 % a cell.
     const Box cells = group.interior();
     const IntVector lo = cells.lo();
     const IntVector last = cells.hi() - IntVector::uniform(1);
-    const auto ySide = [&](int j) {
-      return Box{{lo.x, j, lo.z}, {cells.hi().x, j + 1, cells.hi().z}};
-    };
-    const CellArray<double> yLow = outputs[3], yHigh = outputs[4];
-    exec.parallelForBoxes(
-        Kokkos::Array<Box, 2>{ySide(lo.y), ySide(last.y)}, 2, KOKKOS_LAMBDA(int i, int j, int k) {
-          // One row on both sides when the group is one cell wide.
-          if (j == lo.y) yLow(i, j, k) = flux.y(phi, i, j, k);
-          if (j == last.y) yHigh(i, j, k) = flux.y(phi, i, j + 1, k);
-        });
     exec.stencilFor(
-        cells, 2, StencilInputs<double, 1>{{phi}},
-        StencilOutputs<double, 3>{{next, outputs[1], outputs[2]}},
+        cells, 2, StencilInputs<double, 1>{{phi}}, outputs,
         KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
-                      const StencilOutputs<double, 3>& out) {
+                      const StencilOutputs<double, 5>& out) {
           const CellArray<const double>& p = in[0];
           const double xLow = flux.x(p, i, j, k);
           const double xHigh = flux.x(p, i + 1, j, k);
-          out[0](i, j, k) =
-              flux.step(p(i, j, k), xLow, xHigh, flux.y(p, i, j, k), flux.y(p, i, j + 1, k));
+          const double yLow = flux.y(p, i, j, k);
+          const double yHigh = flux.y(p, i, j + 1, k);
+          out[0](i, j, k) = flux.step(p(i, j, k), xLow, xHigh, yLow, yHigh);
           if (i == lo.x) out[1](i, j, k) = xLow;
           if (i == last.x) out[2](i, j, k) = xHigh;
+          if (j == lo.y) out[3](i, j, k) = yLow;
+          if (j == last.y) out[4](i, j, k) = yHigh;
         });
     return;
   }

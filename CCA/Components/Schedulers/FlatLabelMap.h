@@ -87,7 +87,14 @@ class FlatLabelMap {
   using const_iterator = Iterator<true>;
 
   FlatLabelMap() = default;
-  FlatLabelMap(const FlatLabelMap& other) { *this = other; }
+  FlatLabelMap(const FlatLabelMap& other) {
+    try {
+      *this = other;
+    } catch (...) {
+      destroyAll();  // no destructor runs for a constructor that throws
+      throw;
+    }
+  }
   FlatLabelMap(FlatLabelMap&& other) noexcept { swap(other); }
   FlatLabelMap& operator=(const FlatLabelMap& other) {
     if (this == &other) return *this;
@@ -210,9 +217,10 @@ class FlatLabelMap {
     std::size_t capacity = 16;
     while (capacity < 4 * (m_size + 1))
       capacity *= 2;
-    std::unique_ptr<Slot[]> old = std::move(m_slots);
+    // Allocated first: if that throws, the table is as it was.
+    std::unique_ptr<Slot[]> old = std::make_unique<Slot[]>(capacity);
+    std::swap(old, m_slots);
     const std::size_t oldCapacity = m_capacity;
-    m_slots = std::make_unique<Slot[]>(capacity);
     m_capacity = capacity;
     m_erased = 0;
     for (std::size_t i = 0; i < oldCapacity; ++i) {
