@@ -246,6 +246,36 @@ void Advection::computeStableTimestep(const Patch& patch, const DataWarehouse&,
   newDW.put(MinVariable<double>(stable), m_delT, patch);
 }
 
+namespace {
+
+// The update, keeping the fluxes it applies through every cell's faces, or
+// (SidesOnly) only through the faces of the sides of `cells`: two stores an
+// x row, whole rows at the y sides.
+template <bool SidesOnly>
+void updateKeepingFluxes(ExecutionContext& exec, const Box& cells, const swirl::SwirlFluxes& flux,
+                         const CellArray<const double>& phi,
+                         const StencilOutputs<double, 5>& outputs) {
+  const IntVector lo = cells.lo();
+  const IntVector last = cells.hi() - IntVector::uniform(1);
+  exec.stencilFor(
+      cells, 2, StencilInputs<double, 1>{{phi}}, outputs,
+      KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
+                    const StencilOutputs<double, 5>& out) {
+        const CellArray<const double>& p = in[0];
+        const double xLow = flux.x(p, i, j, k);
+        const double xHigh = flux.x(p, i + 1, j, k);
+        const double yLow = flux.y(p, i, j, k);
+        const double yHigh = flux.y(p, i, j + 1, k);
+        out[0](i, j, k) = flux.step(p(i, j, k), xLow, xHigh, yLow, yHigh);
+        if (!SidesOnly || i == lo.x) out[1](i, j, k) = xLow;
+        if (!SidesOnly || i == last.x) out[2](i, j, k) = xHigh;
+        if (!SidesOnly || j == lo.y) out[3](i, j, k) = yLow;
+        if (!SidesOnly || j == last.y) out[4](i, j, k) = yHigh;
+      });
+}
+
+}  // namespace
+
 void Advection::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW,
                             DataWarehouse& newDW, ExecutionContext& exec) const {
   const CellArray<const double> phi =
@@ -272,48 +302,15 @@ void Advection::timeAdvance(const PatchGroup& group, const DataWarehouse& oldDW,
     outputs[1 + 2 * axis] = newDW.allocateAndPut<double>(m_lowFlux[axis], group).array();
     outputs[2 + 2 * axis] = newDW.allocateAndPut<double>(m_highFlux[axis], group).array();
   }
+  // Refluxing reads a level's fluxes where a finer level ends, anywhere in
+  // its patches, and the finest level's only where that level ends, on
+  // faces that are sides of its patch groups: there the update stores those
+  // alone (every cell's fluxes cost it 9-16 % a cell).
   if (group.level().finer() == nullptr) {
-    // Refluxing reads the finest level's fluxes only where the level ends,
-    // on faces that are sides of its patch groups: the update stores those
-    // alone (two stores an x row, whole rows at the y sides), the values it
-    // applies itself. Every cell's fluxes cost it 9-16 % a cell.
-    const Box cells = group.interior();
-    const IntVector lo = cells.lo();
-    const IntVector last = cells.hi() - IntVector::uniform(1);
-    exec.stencilFor(
-        cells, 2, StencilInputs<double, 1>{{phi}}, outputs,
-        KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
-                      const StencilOutputs<double, 5>& out) {
-          const CellArray<const double>& p = in[0];
-          const double xLow = flux.x(p, i, j, k);
-          const double xHigh = flux.x(p, i + 1, j, k);
-          const double yLow = flux.y(p, i, j, k);
-          const double yHigh = flux.y(p, i, j + 1, k);
-          out[0](i, j, k) = flux.step(p(i, j, k), xLow, xHigh, yLow, yHigh);
-          if (i == lo.x) out[1](i, j, k) = xLow;
-          if (i == last.x) out[2](i, j, k) = xHigh;
-          if (j == lo.y) out[3](i, j, k) = yLow;
-          if (j == last.y) out[4](i, j, k) = yHigh;
-        });
-    return;
+    updateKeepingFluxes<true>(exec, group.interior(), flux, phi, outputs);
+  } else {
+    updateKeepingFluxes<false>(exec, group.interior(), flux, phi, outputs);
   }
-  // A level with a finer one: the fluxes through every cell's faces, where
-  // the finer level may end anywhere.
-  exec.stencilFor(
-      group.interior(), 2, StencilInputs<double, 1>{{phi}}, outputs,
-      KOKKOS_LAMBDA(int i, int j, int k, const StencilInputs<double, 1>& in,
-                    const StencilOutputs<double, 5>& out) {
-        const CellArray<const double>& p = in[0];
-        const double xLow = flux.x(p, i, j, k);
-        const double xHigh = flux.x(p, i + 1, j, k);
-        const double yLow = flux.y(p, i, j, k);
-        const double yHigh = flux.y(p, i, j + 1, k);
-        out[0](i, j, k) = flux.step(p(i, j, k), xLow, xHigh, yLow, yHigh);
-        out[1](i, j, k) = xLow;
-        out[2](i, j, k) = xHigh;
-        out[3](i, j, k) = yLow;
-        out[4](i, j, k) = yHigh;
-      });
 }
 
 void Advection::computeTotal(const Patch& patch, const DataWarehouse& from, DataWarehouse& into,

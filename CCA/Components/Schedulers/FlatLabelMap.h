@@ -134,7 +134,6 @@ class FlatLabelMap {
     const Slot* slot = const_cast<FlatLabelMap*>(this)->lookup(key);
     return slot == nullptr ? end() : const_iterator(slot, m_slots.get() + m_capacity);
   }
-  std::size_t count(const LabelKey& key) const { return find(key) == end() ? 0 : 1; }
 
   Value& at(const LabelKey& key) {
     Slot* slot = lookup(key);

@@ -56,11 +56,13 @@ std::vector<IntVector> tilesForNesting(const std::vector<IntVector>& fineTiles,
       hi[axis] = coarseResolution[axis];
     }
     const Box below = clampedInto(coarse, Box{lo, hi});
+    const auto xs = runsAlong(0, below.lo().x, below.hi().x);
+    const auto ys = runsAlong(1, below.lo().y, below.hi().y);
     for (const auto& [z0, z1] : runsAlong(2, below.lo().z, below.hi().z))
       for (int z = z0; z < z1; ++z)
-        for (const auto& [y0, y1] : runsAlong(1, below.lo().y, below.hi().y))
+        for (const auto& [y0, y1] : ys)
           for (int y = y0; y < y1; ++y)
-            for (const auto& [x0, x1] : runsAlong(0, below.lo().x, below.hi().x))
+            for (const auto& [x0, x1] : xs)
               marks.markRun(x0, x1, y, z);
   }
   return marks.tiles();
