@@ -231,9 +231,13 @@ TEST_F(TaskGraphTest, KnownLayoutMessageSizes) {
   EXPECT_EQ(rank0.detailedTasks.size(), 2U);
   ASSERT_EQ(rank0.sends.size(), 1U);
   ASSERT_EQ(rank0.receives.size(), 1U);
-  // Patches 0 and 2 each take a 1 x 5 x 8 column of ghost cells from x = 4.
-  EXPECT_EQ(rank0.receives[0].bytes, 2U * 5 * 8 * sizeof(double));
-  EXPECT_EQ(rank0.sends[0].bytes, 2U * 5 * 8 * sizeof(double));
+  // Patches 0 and 2 each take a 1 x 5 x 8 column of ghost cells from x = 4:
+  // a 1 x 4 x 8 face from the patch beside it and a 1 x 1 x 8 corner from
+  // the other. Each corner lies inside the face its patch sends to the other
+  // patch of the rank, so it travels there (shareContainedPieces).
+  EXPECT_EQ(rank0.receives[0].pieces.size(), 4U);
+  EXPECT_EQ(rank0.receives[0].bytes, 2U * 4 * 8 * sizeof(double));
+  EXPECT_EQ(rank0.sends[0].bytes, 2U * 4 * 8 * sizeof(double));
   EXPECT_EQ(rank0.bytesReceived(), rank0.receives[0].bytes);
   EXPECT_EQ(rank0.ghostLayers.at(m_u), 1);
   EXPECT_EQ(rank0.oldDWReads.count(m_u), 1U);
@@ -258,9 +262,10 @@ TEST_F(TaskGraphTest, FaceGhostsSendOnlyTheFaces) {
       EXPECT_EQ(fill.type, type);
   }
   // Patches 0, 2, 4, 6 on rank 0 take from 1, 3, 5, 7: one 1 x 3 x 3 face
-  // each; with edges and corners 1 x 4 x 4.
+  // each. Their edges and corners (1 x 4 x 4 in all) lie inside the faces
+  // the same source patches send to the rank's other patches: the same bytes.
   EXPECT_EQ(bytes[1], 4U * 3 * 3 * sizeof(double));
-  EXPECT_EQ(bytes[0], 4U * 4 * 4 * sizeof(double));
+  EXPECT_EQ(bytes[0], 4U * 3 * 3 * sizeof(double));
 }
 
 TEST_F(TaskGraphTest, ReadersOfBothGhostKindsGetAllTheCells) {
@@ -278,7 +283,8 @@ TEST_F(TaskGraphTest, ReadersOfBothGhostKindsGetAllTheCells) {
   ASSERT_FALSE(rank0.fills.empty());
   for (const GhostFill& fill : rank0.fills)
     EXPECT_EQ(fill.type, Ghost::AroundCells);
-  EXPECT_EQ(rank0.bytesReceived(), 4U * 4 * 4 * sizeof(double));
+  // The faces' cells (edges and corners travel inside them: see above).
+  EXPECT_EQ(rank0.bytesReceived(), 4U * 3 * 3 * sizeof(double));
 }
 
 // ---------------------------------------------------------------- NewDW ghost dependencies

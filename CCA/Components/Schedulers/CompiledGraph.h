@@ -45,11 +45,30 @@ struct GhostPiece {
   // Fine cells averaged onto a coarse patch (CoarsenFill): `sourceBox` is in
   // the coarse cells, and the sender averages its fine cells into them.
   bool averaged = false;
+  // The cells already travel in another piece of the message, whose box
+  // (`packedExtent` cells) holds this one's: not packed again, and read
+  // from inside that piece's place in the buffer (byteOffset is this box's
+  // first cell there). A coarse-fine footprint inside a face that the
+  // coarse level sends anyway is the case: shareContainedPieces.
+  bool sharesData = false;
+  IntVector packedExtent{};
 
   std::size_t bytes() const {
     return static_cast<std::size_t>(sourceBox.volume()) * label->elementBytes();
   }
+  // The bytes the piece adds to its message.
+  std::size_t packedBytes() const { return sharesData ? 0 : bytes(); }
+  // The layout of its cells in the buffer: dense over its own box, or over
+  // the box of the piece it shares.
+  IntVector layoutExtent() const { return sharesData ? packedExtent : sourceBox.size(); }
 };
+
+// Lets the pieces of `pieces` whose cells another piece (of the same
+// variable, warehouse and source patch, averaged pieces aside) carries
+// share them, and lays the rest out one after the other: the byte offsets
+// and the message's size. Sender and receiver list a message's pieces
+// identically, so both come to the same layout.
+std::size_t shareContainedPieces(std::vector<GhostPiece>& pieces);
 
 // Filling the ghost cells of one variable on one local patch, once per execution.
 struct GhostFill {

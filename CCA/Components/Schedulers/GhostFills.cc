@@ -169,9 +169,9 @@ void GhostFills::performFills(const DetailedTask& task) {
     for (const auto& [message, pieceIndex] : fill.remotePieces) {
       const GhostPiece& piece = m_graph.receives[static_cast<std::size_t>(message)]
                                     .pieces[static_cast<std::size_t>(pieceIndex)];
-      destination->unpack(
-          piece.sourceBox.shift(piece.offset),
-          m_messages.receiveBuffer(message) + piece.byteOffset);
+      destination->unpack(piece.sourceBox.shift(piece.offset),
+                          m_messages.receiveBuffer(message) + piece.byteOffset,
+                          piece.layoutExtent());
     }
     if (const int g = runOf(index); g >= 0) {
       // Refined with the group's other fills below: coarse-fine cells are
@@ -345,7 +345,7 @@ void GhostFills::fillFromCoarser(int index, int taskId, GridVariableBase& destin
                                   .pieces[static_cast<std::size_t>(pieceIndex)];
     (piece.laterTime ? later : staging)
         ->unpack(piece.sourceBox.shift(piece.offset),
-                 m_messages.receiveBuffer(message) + piece.byteOffset);
+                 m_messages.receiveBuffer(message) + piece.byteOffset, piece.layoutExtent());
   }
   if (later != nullptr) staging->interpolateInTime(*later, fill.stagingHeld, fill.timeWeight);
   repeatPastHeld(*staging, fill.stagingHeld);

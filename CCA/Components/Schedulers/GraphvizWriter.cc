@@ -17,7 +17,7 @@ std::string cellsLabel(const Message& message) {
     const char* kind = piece.toStaging  ? " to refine"
                        : piece.averaged ? " averaged"
                                         : " ghosts";
-    bytes[piece.label->name() + kind] += piece.bytes();
+    bytes[piece.label->name() + kind] += piece.packedBytes();
   }
   std::string label;
   for (const auto& [what, count] : bytes)

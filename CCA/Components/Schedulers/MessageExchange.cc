@@ -96,6 +96,7 @@ void MessageExchange::packCells(int index) {
   const Message& message = m_graph.sends[static_cast<std::size_t>(index)];
   std::byte* buffer = m_buffers.sends.data(static_cast<std::size_t>(index));
   for (const GhostPiece& piece : message.pieces) {
+    if (piece.sharesData) continue;  // packed with the piece that holds it
     const Patch& source = m_graph.grid->patchById(piece.sourcePatch);
     const auto var = dw(piece.dw).findGridVariable(piece.label, source);
     TESSERA_REQUIRE_THROWS(var != nullptr, "cannot send '" << piece.label->name() << "' of patch "

@@ -673,7 +673,7 @@ class GraphBuilder {
     std::set<FillKey> visited;
     std::set<FillKey> averaged;
     const std::vector<const Patch*> partners = exchangePartners();
-    // `piece` (its byteOffset aside) from `source` into the message of its
+    // `piece` from `source` into the message of its
     // pair of ranks and phase, if this rank is one of them and not both.
     const auto addPiece = [&](GhostPiece piece, const Patch& source, int t) {
       const int sender = owner(source.id());
@@ -689,9 +689,7 @@ class GraphBuilder {
       message.phase = phase;
       message.tag = phase;
       message.peer = sender == m_rank ? receiver : sender;
-      piece.byteOffset = message.bytes;
-      message.bytes += piece.bytes();
-      message.pieces.push_back(piece);
+      message.pieces.push_back(piece);  // laid out by shareContainedPieces
       if (sender == m_rank && writer >= 0) {
         const int producer = localNode(writer, source.id());
         if (std::find(message.producers.begin(), message.producers.end(), producer) ==
@@ -730,6 +728,7 @@ class GraphBuilder {
       }
     }
     for (auto& [key, message] : messages) {
+      message.bytes = shareContainedPieces(message.pieces);
       const bool sending = std::get<0>(key) == m_rank;
       auto& list = sending ? m_graph.sends : m_graph.receives;
       const int index = static_cast<int>(list.size());

@@ -115,10 +115,10 @@ class CCVariable : public GridVariableBase {
     copyBox(denseCells(reinterpret_cast<T*>(out), region.size()), cells(region), region.size());
   }
 
-  void unpack(const Box& region, const std::byte* in) override {
+  using GridVariableBase::unpack;
+  void unpack(const Box& region, const std::byte* in, const IntVector& layout) override {
     checkInside(region, "unpack");
-    copyBox(cells(region), denseCells(reinterpret_cast<const T*>(in), region.size()),
-            region.size());
+    copyBox(cells(region), denseCells(reinterpret_cast<const T*>(in), layout), region.size());
   }
 
   void copyFrom(const GridVariableBase& source, const Box& sourceRegion,

@@ -21,7 +21,10 @@ class GridVariableBase {
   // Copies the cells of `region` (inside box()) to `out`, x fastest.
   virtual void pack(const Box& region, std::byte* out) const = 0;
   // Writes `region` from `in`, the inverse of pack.
-  virtual void unpack(const Box& region, const std::byte* in) = 0;
+  void unpack(const Box& region, const std::byte* in) { unpack(region, in, region.size()); }
+  // ... from cells laid out x fastest in rows of layout.x cells and planes
+  // of layout.y rows (a larger box packed around the region's first cell).
+  virtual void unpack(const Box& region, const std::byte* in, const IntVector& layout) = 0;
   // Copies `sourceRegion` of `source` to `sourceRegion.shift(offset)` here.
   virtual void copyFrom(const GridVariableBase& source, const Box& sourceRegion,
                         const IntVector& offset) = 0;
