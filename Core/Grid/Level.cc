@@ -267,11 +267,15 @@ std::vector<const Patch*> Level::patchesIntersecting(const Box& box) const {
 
 template <class F>
 void Level::forEachImageSource(const Box& wanted, const F& f) const {
-  // Periodic images of the level that a ghost layer can reach.
+  // Periodic images of the level that a ghost layer can reach: the image
+  // below along an axis only where `wanted` reaches below the domain, the
+  // one above only where it reaches above (the others hold no cell of it;
+  // asking each of the 27 cost the graph compiler a sixth of its time).
   IntVector imageLo, imageHi;
   for (int axis = 0; axis < 3; ++axis) {
-    imageLo[axis] = m_spec.periodic[axis] ? -1 : 0;
-    imageHi[axis] = m_spec.periodic[axis] ? 1 : 0;
+    const bool periodic = m_spec.periodic[axis];
+    imageLo[axis] = periodic && wanted.lo()[axis] < 0 ? -1 : 0;
+    imageHi[axis] = periodic && wanted.hi()[axis] > m_spec.resolution[axis] ? 1 : 0;
   }
   for (int iz = imageLo.z; iz <= imageHi.z; ++iz) {
     for (int iy = imageLo.y; iy <= imageHi.y; ++iy) {
