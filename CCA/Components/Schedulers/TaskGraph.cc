@@ -630,31 +630,60 @@ class GraphBuilder {
     return index;
   }
 
-  // The patches that can take part in a message to or from this rank: the
-  // local ones and every patch near one of them, in id order.
+  // The patches whose ghost fills (or averages) can take part in a message
+  // to or from this rank, in id order: local patches with a source on
+  // another rank, and other ranks' patches with a source here. A local
+  // patch whose every possible source is local adds no piece to any message
+  // (on one rank: none does), so the walk below skips it.
   std::vector<const Patch*> exchangePartners() const {
     std::set<int> ids;
     if (m_maxDepth == 0 && !m_coarsens) return {};
+    const auto remote = [&](const Patch& patch) { return owner(patch.id()) != m_rank; };
     for (int l = 0; l < m_grid.numLevels(); ++l) {
       const Level& level = m_grid.level(l);
+      const Level* coarser = level.coarser();
       const Level* finer = l + 1 < m_grid.numLevels() ? &m_grid.level(l + 1) : nullptr;
       for (const Patch& patch : level.patches()) {
-        if (owner(patch.id()) != m_rank) continue;
+        if (remote(patch)) continue;
+        bool sourceElsewhere = false;
+        const auto note = [&](const Patch& other) {
+          if (remote(other)) {
+            ids.insert(other.id());
+            sourceElsewhere = true;
+          }
+        };
+        // Same-level ghost cells, both ways.
         for (const Patch* near : level.patchesNear(patch, m_maxDepth))
-          ids.insert(near->id());
-        // The coarser patches this one's cells are averaged onto.
-        if (m_coarsens && level.coarser() != nullptr) {
-          for (const Patch* under :
-               level.coarser()->patchesIntersecting(coarsen(patch.interior(), level.refinementRatio())))
-            ids.insert(under->id());
+          note(*near);
+        if (coarser != nullptr) {
+          const IntVector ratio = level.refinementRatio();
+          // The coarser patches this one's cells are averaged onto.
+          if (m_coarsens) {
+            for (const Patch* under :
+                 coarser->patchesIntersecting(coarsen(patch.interior(), ratio)))
+              note(*under);
+          }
+          // The coarser patches its coarse-fine ghost cells are refined from
+          // (the ghost depth in coarse cells, plus the refinement stencil).
+          for (const GhostRegion& source :
+               coarser->sourcesOf(coarsen(patch.extendedBox().grow(m_maxDepth), ratio).grow(2)))
+            note(*source.source);
         }
-        if (finer == nullptr) continue;
-        // The finer patches whose coarse-fine ghosts may read this one: within
-        // the ghost depth (in fine cells) plus the refinement stencil.
-        const IntVector ratio = finer->refinementRatio();
-        const int reach = (m_maxDepth + ratio.minComponent() - 1) / ratio.minComponent() + 1;
-        for (const GhostRegion& near : finer->sourcesOf(refine(patch.extendedBox().grow(reach), ratio)))
-          ids.insert(near.source->id());
+        if (finer != nullptr) {
+          const IntVector ratio = finer->refinementRatio();
+          // The finer patches averaged onto this one.
+          if (m_coarsens) {
+            for (const Patch* over : finer->patchesIntersecting(refine(patch.interior(), ratio)))
+              note(*over);
+          }
+          // The finer patches whose coarse-fine ghosts may read this one: within
+          // the ghost depth (in fine cells) plus the refinement stencil.
+          const int reach = (m_maxDepth + ratio.minComponent() - 1) / ratio.minComponent() + 1;
+          for (const GhostRegion& near :
+               finer->sourcesOf(refine(patch.extendedBox().grow(reach), ratio)))
+            note(*near.source);
+        }
+        if (sourceElsewhere) ids.insert(patch.id());
       }
     }
     std::vector<const Patch*> partners;
