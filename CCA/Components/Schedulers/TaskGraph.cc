@@ -10,9 +10,11 @@
 #include "Core/Util/Timer.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 
 namespace tessera {
 
@@ -21,6 +23,34 @@ namespace {
 using FillKey = std::tuple<const VarLabel*, int /*dw*/, int /*patch*/>;
 using MessageKey = std::tuple<int /*from*/, int /*to*/, int /*phase*/>;
 using LabelDW = std::pair<const VarLabel*, int /*dw*/>;
+
+// Hashes for the compiler's lookup tables, which it only looks up, never
+// walks in order (a tree's pointer chase per lookup was a tenth of a compile).
+struct TupleHash {
+  template <class... T>
+  std::size_t operator()(const std::tuple<T...>& key) const {
+    std::size_t h = 0;
+    std::apply([&](const auto&... part) { (mix(h, part), ...); }, key);
+    return h;
+  }
+  template <class A, class B>
+  std::size_t operator()(const std::pair<A, B>& key) const {
+    std::size_t h = 0;
+    mix(h, key.first);
+    mix(h, key.second);
+    return h;
+  }
+
+ private:
+  template <class V>
+  static void mix(std::size_t& h, const V& value) {
+    h ^= std::hash<V>()(value) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  }
+};
+inline std::uint64_t taskPatchKey(int task, int patchId) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(task)) << 32) |
+         static_cast<std::uint32_t>(patchId);
+}
 
 // The patches a task runs on, with a membership test that costs nothing
 // for the usual case (every patch of the level) and a binary search otherwise.
@@ -164,7 +194,7 @@ class GraphBuilder {
           node.group = g;
           node.patch = &m_graph.groups[static_cast<std::size_t>(g)].leader();
           for (const Patch* patch : m_graph.groups[static_cast<std::size_t>(g)].patches())
-            m_nodeOf[{static_cast<int>(t), patch->id()}] = node.id;
+            m_nodeOf[taskPatchKey(static_cast<int>(t), patch->id())] = node.id;
           m_graph.detailedTasks.push_back(node);
         }
       }
@@ -186,7 +216,7 @@ class GraphBuilder {
         node.id = static_cast<int>(m_graph.detailedTasks.size());
         node.taskIndex = static_cast<int>(t);
         node.patch = patch;
-        m_nodeOf[{static_cast<int>(t), patch->id()}] = node.id;
+        m_nodeOf[taskPatchKey(static_cast<int>(t), patch->id())] = node.id;
         m_graph.detailedTasks.push_back(node);
       }
       // Every rank takes part in every reduction, patches or not: one per
@@ -229,7 +259,7 @@ class GraphBuilder {
       node.predecessors.push_back(predecessor);
   }
 
-  int localNode(int task, int patchId) const { return m_nodeOf.at({task, patchId}); }
+  int localNode(int task, int patchId) const { return m_nodeOf.at(taskPatchKey(task, patchId)); }
 
   void linkLocalTasks() {
     for (DetailedTask& node : m_graph.detailedTasks) {
@@ -873,16 +903,17 @@ class GraphBuilder {
   std::map<LabelDW, int> m_ghostDepth;
   std::map<LabelDW, Ghost::Type> m_ghostType;
   int m_maxDepth = 0;
-  std::map<std::pair<int, int>, int> m_nodeOf;
+  std::unordered_map<std::uint64_t, int> m_nodeOf;
   std::map<std::pair<int, int>, int> m_indexNodes;  // (task, index) -> local detailed task
   std::map<const VarLabel*, int> m_reductionNode;
-  std::map<FillKey, int> m_fillOf;
+  std::unordered_map<FillKey, int, TupleHash> m_fillOf;
   // (patch, depth, ghost type[, refine operator]) -> geometry
-  std::map<std::tuple<int, int, int>, std::vector<GhostRegion>> m_regions;
-  std::map<std::tuple<int, int, int, int>, CoarseFinePlan> m_coarseFine;
+  std::unordered_map<std::tuple<int, int, int>, std::vector<GhostRegion>, TupleHash> m_regions;
+  std::unordered_map<std::tuple<int, int, int, int>, CoarseFinePlan, TupleHash> m_coarseFine;
   // (coarse patch, coarsen operator) -> the finer patches over it and their cells
-  std::map<std::pair<int, int>, std::vector<std::pair<const Patch*, Box>>> m_finerOver;
-  std::map<FillKey, int> m_coarsenOf;
+  std::unordered_map<std::pair<int, int>, std::vector<std::pair<const Patch*, Box>>, TupleHash>
+      m_finerOver;
+  std::unordered_map<FillKey, int, TupleHash> m_coarsenOf;
   bool m_coarsens = false;  // some task averages from a finer level
 };
 
