@@ -12,41 +12,34 @@ std::size_t shareContainedPieces(std::vector<GhostPiece>& pieces) {
   // Pieces of one variable, warehouse and source patch side by side, the
   // largest first (ties in the message's order): a piece meets every piece
   // that could hold it before its own turn, and shares the first kept one
-  // that does.
-  struct Entry {
-    const VarLabel* label;
-    int dw;
-    int source;
-    std::int64_t volume;
-    std::size_t index;
+  // that does. Averaged pieces hold coarse cells of a fine source: never.
+  const auto key = [&](std::size_t k) {
+    const GhostPiece& piece = pieces[k];
+    return std::make_tuple(piece.label, static_cast<int>(piece.dw), piece.sourcePatch);
   };
-  std::vector<Entry> order;
+  std::vector<std::size_t> order;
   order.reserve(pieces.size());
   for (std::size_t k = 0; k < pieces.size(); ++k) {
-    GhostPiece& piece = pieces[k];
-    piece.sharesData = false;
-    if (!piece.averaged)
-      order.push_back({piece.label, static_cast<int>(piece.dw), piece.sourcePatch,
-                       piece.sourceBox.volume(), k});
+    pieces[k].sharesData = false;
+    if (!pieces[k].averaged) order.push_back(k);
   }
-  const auto key = [](const Entry& e) { return std::make_tuple(e.label, e.dw, e.source); };
-  std::sort(order.begin(), order.end(), [&](const Entry& a, const Entry& b) {
-    return std::make_tuple(key(a), -a.volume, a.index) <
-           std::make_tuple(key(b), -b.volume, b.index);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::make_tuple(key(a), -pieces[a].sourceBox.volume(), a) <
+           std::make_tuple(key(b), -pieces[b].sourceBox.volume(), b);
   });
   const std::size_t none = pieces.size();
   std::vector<std::size_t> holder(pieces.size(), none);
   std::vector<std::size_t> kept;  // of the current key
   for (std::size_t e = 0; e < order.size(); ++e) {
-    if (e == 0 || key(order[e]) != key(order[e - 1])) kept.clear();
-    const GhostPiece& piece = pieces[order[e].index];
+    const std::size_t k = order[e];
+    if (e == 0 || key(k) != key(order[e - 1])) kept.clear();
     const auto found = std::find_if(kept.begin(), kept.end(), [&](std::size_t c) {
-      return pieces[c].sourceBox.contains(piece.sourceBox);
+      return pieces[c].sourceBox.contains(pieces[k].sourceBox);
     });
     if (found != kept.end()) {
-      holder[order[e].index] = *found;
+      holder[k] = *found;
     } else {
-      kept.push_back(order[e].index);
+      kept.push_back(k);
     }
   }
   std::size_t bytes = 0;
@@ -59,13 +52,11 @@ std::size_t shareContainedPieces(std::vector<GhostPiece>& pieces) {
     if (holder[k] == none) continue;
     const GhostPiece& held = pieces[holder[k]];
     GhostPiece& piece = pieces[k];
-    const IntVector at = piece.sourceBox.lo() - held.sourceBox.lo();
-    const IntVector extent = held.sourceBox.size();
-    const std::int64_t cell = (static_cast<std::int64_t>(at.z) * extent.y + at.y) * extent.x + at.x;
     piece.sharesData = true;
-    piece.packedExtent = extent;
-    piece.byteOffset =
-        held.byteOffset + static_cast<std::size_t>(cell) * piece.label->elementBytes();
+    piece.packedExtent = held.sourceBox.size();
+    piece.byteOffset = held.byteOffset +
+                       static_cast<std::size_t>(held.sourceBox.linearIndex(piece.sourceBox.lo())) *
+                           piece.label->elementBytes();
   }
   return bytes;
 }

@@ -10,11 +10,12 @@
 #include "Core/Util/Timer.h"
 
 #include <algorithm>
-#include <cstdint>
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 namespace tessera {
 
@@ -24,33 +25,23 @@ using FillKey = std::tuple<const VarLabel*, int /*dw*/, int /*patch*/>;
 using MessageKey = std::tuple<int /*from*/, int /*to*/, int /*phase*/>;
 using LabelDW = std::pair<const VarLabel*, int /*dw*/>;
 
-// Hashes for the compiler's lookup tables, which it only looks up, never
-// walks in order (a tree's pointer chase per lookup was a tenth of a compile).
+// The hash of the compiler's lookup tables' keys (tuples and pairs), which
+// it only looks up, never walks in order (a tree's pointer chase per lookup
+// was a tenth of a compile).
 struct TupleHash {
-  template <class... T>
-  std::size_t operator()(const std::tuple<T...>& key) const {
+  template <class Key>
+  std::size_t operator()(const Key& key) const {
     std::size_t h = 0;
-    std::apply([&](const auto&... part) { (mix(h, part), ...); }, key);
+    std::apply(
+        [&h](const auto&... part) {
+          ((h ^= std::hash<std::decay_t<decltype(part)>>()(part) + 0x9e3779b97f4a7c15ULL +
+                 (h << 6) + (h >> 2)),
+           ...);
+        },
+        key);
     return h;
-  }
-  template <class A, class B>
-  std::size_t operator()(const std::pair<A, B>& key) const {
-    std::size_t h = 0;
-    mix(h, key.first);
-    mix(h, key.second);
-    return h;
-  }
-
- private:
-  template <class V>
-  static void mix(std::size_t& h, const V& value) {
-    h ^= std::hash<V>()(value) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   }
 };
-inline std::uint64_t taskPatchKey(int task, int patchId) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(task)) << 32) |
-         static_cast<std::uint32_t>(patchId);
-}
 
 // The patches a task runs on, with a membership test that costs nothing
 // for the usual case (every patch of the level) and a binary search otherwise.
@@ -194,7 +185,7 @@ class GraphBuilder {
           node.group = g;
           node.patch = &m_graph.groups[static_cast<std::size_t>(g)].leader();
           for (const Patch* patch : m_graph.groups[static_cast<std::size_t>(g)].patches())
-            m_nodeOf[taskPatchKey(static_cast<int>(t), patch->id())] = node.id;
+            m_nodeOf[{static_cast<int>(t), patch->id()}] = node.id;
           m_graph.detailedTasks.push_back(node);
         }
       }
@@ -216,7 +207,7 @@ class GraphBuilder {
         node.id = static_cast<int>(m_graph.detailedTasks.size());
         node.taskIndex = static_cast<int>(t);
         node.patch = patch;
-        m_nodeOf[taskPatchKey(static_cast<int>(t), patch->id())] = node.id;
+        m_nodeOf[{static_cast<int>(t), patch->id()}] = node.id;
         m_graph.detailedTasks.push_back(node);
       }
       // Every rank takes part in every reduction, patches or not: one per
@@ -259,7 +250,7 @@ class GraphBuilder {
       node.predecessors.push_back(predecessor);
   }
 
-  int localNode(int task, int patchId) const { return m_nodeOf.at(taskPatchKey(task, patchId)); }
+  int localNode(int task, int patchId) const { return m_nodeOf.at({task, patchId}); }
 
   void linkLocalTasks() {
     for (DetailedTask& node : m_graph.detailedTasks) {
@@ -903,7 +894,7 @@ class GraphBuilder {
   std::map<LabelDW, int> m_ghostDepth;
   std::map<LabelDW, Ghost::Type> m_ghostType;
   int m_maxDepth = 0;
-  std::unordered_map<std::uint64_t, int> m_nodeOf;
+  std::unordered_map<std::pair<int, int>, int, TupleHash> m_nodeOf;
   std::map<std::pair<int, int>, int> m_indexNodes;  // (task, index) -> local detailed task
   std::map<const VarLabel*, int> m_reductionNode;
   std::unordered_map<FillKey, int, TupleHash> m_fillOf;
